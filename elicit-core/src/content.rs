@@ -1,0 +1,311 @@
+//! The answer to a form (`content`) and its validation against the requested schema.
+//!
+//! Validation follows JSON Schema 2020-12 with format assertion on (V1–V7): content is
+//! valid exactly when such a validator says so for the same schema. Every violation is
+//! reported, each with the property and the rule, not only the first.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::schema::check::{check_value, json_type_name};
+use crate::schema::{Property, RequestedSchema, Violation};
+
+/// One value of an accepted form's content (R3).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContentValue {
+    /// A string (free text, a date, or a single-select option value).
+    String(String),
+    /// An int64 integer.
+    Integer(i64),
+    /// A double.
+    Number(f64),
+    /// A boolean.
+    Boolean(bool),
+    /// A multi-select: option values.
+    StringArray(Vec<String>),
+}
+
+impl ContentValue {
+    /// Reads a content value from JSON. `None` for what R3 does not allow (null,
+    /// objects, arrays with a non-string item, non-finite or out-of-range numbers).
+    /// Integers written with a zero fraction (`3.0`) read as integers (V2).
+    pub fn from_json(value: &Value) -> Option<ContentValue> {
+        Some(match value {
+            Value::String(s) => ContentValue::String(s.clone()),
+            Value::Bool(b) => ContentValue::Boolean(*b),
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    ContentValue::Integer(i)
+                } else if n.is_u64() {
+                    return None;
+                } else {
+                    let f = n.as_f64()?;
+                    if f.fract() == 0.0
+                        && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f)
+                    {
+                        ContentValue::Integer(f as i64)
+                    } else {
+                        ContentValue::Number(f)
+                    }
+                }
+            }
+            Value::Array(items) => ContentValue::StringArray(
+                items
+                    .iter()
+                    .map(|i| i.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            Value::Null | Value::Object(_) => return None,
+        })
+    }
+
+    /// The JSON form of this value. A non-finite number (which JSON cannot carry)
+    /// becomes `null`, which every property refuses (D10).
+    pub fn to_json(&self) -> Value {
+        match self {
+            ContentValue::String(s) => Value::String(s.clone()),
+            ContentValue::Integer(i) => Value::from(*i),
+            ContentValue::Number(f) => {
+                serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number)
+            }
+            ContentValue::Boolean(b) => Value::Bool(*b),
+            ContentValue::StringArray(items) => {
+                Value::Array(items.iter().map(|s| Value::String(s.clone())).collect())
+            }
+        }
+    }
+}
+
+impl From<ContentValue> for Value {
+    fn from(v: ContentValue) -> Value {
+        match v {
+            ContentValue::String(s) => Value::String(s),
+            ContentValue::StringArray(items) => {
+                Value::Array(items.into_iter().map(Value::String).collect())
+            }
+            other => other.to_json(),
+        }
+    }
+}
+
+impl TryFrom<&Value> for ContentValue {
+    type Error = Violation;
+
+    fn try_from(value: &Value) -> Result<Self, Violation> {
+        ContentValue::from_json(value).ok_or_else(|| match value {
+            Value::Null => Violation::Null,
+            other => Violation::WrongType {
+                expected: "a string, integer, number, boolean or array of strings",
+                found: json_type_name(other),
+            },
+        })
+    }
+}
+
+/// A map of property names to content values, in order.
+pub type Content = Map<String, Value>;
+
+/// One failing property and the rule it broke.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidationError {
+    /// The property's wire name; `None` when the content as a whole is wrong.
+    pub property: Option<String>,
+    /// The rule broken.
+    pub violation: Violation,
+}
+
+impl ValidationError {
+    /// A violation of one property.
+    pub fn new(property: impl Into<String>, violation: Violation) -> Self {
+        ValidationError {
+            property: Some(property.into()),
+            violation,
+        }
+    }
+
+    /// The JSON pointer of the offending value in the content (`""` for the content).
+    pub fn pointer(&self) -> String {
+        match &self.property {
+            Some(p) => crate::schema::error::push_pointer("", p),
+            None => String::new(),
+        }
+    }
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.property {
+            Some(p) => write!(f, "`{p}` {}", self.violation),
+            None => write!(f, "{}", self.violation),
+        }
+    }
+}
+
+/// Every violation found in an answer. Never empty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidationErrors {
+    errors: Vec<ValidationError>,
+}
+
+impl ValidationErrors {
+    /// Collects violations; `None` when there are none.
+    pub fn from_vec(errors: Vec<ValidationError>) -> Option<Self> {
+        (!errors.is_empty()).then_some(ValidationErrors { errors })
+    }
+
+    /// A single violation.
+    pub fn single(error: ValidationError) -> Self {
+        ValidationErrors {
+            errors: vec![error],
+        }
+    }
+
+    /// The violations, in property order.
+    pub fn errors(&self) -> &[ValidationError] {
+        &self.errors
+    }
+
+    /// The violations of one property.
+    pub fn for_property<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Violation> + 'a {
+        self.errors
+            .iter()
+            .filter(move |e| e.property.as_deref() == Some(name))
+            .map(|e| &e.violation)
+    }
+
+    /// How many violations there are.
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Always false: a `ValidationErrors` holds at least one violation.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.errors.as_slice() {
+            [one] => one.fmt(f),
+            many => {
+                write!(f, "{} problems with the answer:", many.len())?;
+                for e in many {
+                    write!(f, "\n  - {e}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ValidationErrors {}
+
+impl IntoIterator for ValidationErrors {
+    type Item = ValidationError;
+    type IntoIter = std::vec::IntoIter<ValidationError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.errors.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a ValidationErrors {
+    type Item = &'a ValidationError;
+    type IntoIter = std::slice::Iter<'a, ValidationError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.errors.iter()
+    }
+}
+
+impl RequestedSchema {
+    /// Validates an answer's `content` (any JSON; a non-object is an error, not a
+    /// panic) and reports every violation: missing required properties, `null` (D10),
+    /// wrong types, lengths in Unicode scalar values (V1), integers written as `3.0`
+    /// accepted (V2), bounds, options (a title instead of the value is wrong), items and
+    /// their counts (V6), formats (V7), patterns searched unanchored (V4). Keys the
+    /// schema does not declare are allowed (V5, D9).
+    ///
+    /// ```
+    /// use elicit_core::RequestedSchema;
+    /// use serde_json::json;
+    /// let schema = RequestedSchema::from_json(&json!({
+    ///     "type": "object",
+    ///     "properties": { "age": { "type": "integer", "minimum": 0 } },
+    ///     "required": ["age"]
+    /// })).unwrap();
+    /// assert!(schema.validate(&json!({ "age": 3.0 })).is_ok());
+    /// let errors = schema.validate(&json!({ "age": -1 })).unwrap_err();
+    /// assert_eq!(errors.to_string(), "`age` must be at least 0");
+    /// ```
+    pub fn validate(&self, content: &Value) -> Result<(), ValidationErrors> {
+        let Some(content) = content.as_object() else {
+            return Err(ValidationErrors::single(ValidationError {
+                property: None,
+                violation: Violation::NotAnObject {
+                    found: json_type_name(content),
+                },
+            }));
+        };
+        let mut errors = Vec::new();
+        self.each_value(content, |p, value| {
+            match value {
+                None if p.is_required() => {
+                    errors.push(ValidationError::new(p.name(), Violation::Missing))
+                }
+                None => {}
+                Some(value) => {
+                    check_value(p.schema().kind(), value, &mut |v| {
+                        errors.push(ValidationError::new(p.name(), v))
+                    });
+                }
+            }
+            true
+        });
+        match ValidationErrors::from_vec(errors) {
+            None => Ok(()),
+            Some(e) => Err(e),
+        }
+    }
+
+    /// Whether the content is valid, without collecting the violations.
+    pub fn is_valid(&self, content: &Value) -> bool {
+        let Some(content) = content.as_object() else {
+            return false;
+        };
+        self.each_value(content, |p, value| match value {
+            None => !p.is_required(),
+            Some(value) => check_value(p.schema().kind(), value, &mut |_| {}),
+        })
+    }
+
+    /// Calls `f` with each property, in property order, and its value in the content,
+    /// until `f` returns `false`; returns whether it never did.
+    ///
+    /// Small forms are matched in one pass over the content without hashing: clients
+    /// usually send the properties in schema order, so the next property is tried first.
+    fn each_value<'c>(
+        &self,
+        content: &'c Map<String, Value>,
+        mut f: impl FnMut(&Property, Option<&'c Value>) -> bool,
+    ) -> bool {
+        const SLOTS: usize = 32;
+        let properties = self.properties();
+        if properties.len() > SLOTS {
+            return properties.iter().all(|p| f(p, content.get(p.name())));
+        }
+        let mut slots: [Option<&'c Value>; SLOTS] = [None; SLOTS];
+        let mut next = 0;
+        for (key, value) in content {
+            let found = match properties.get(next) {
+                Some(p) if p.name() == key => Some(next),
+                _ => properties.iter().position(|p| p.name() == key),
+            };
+            if let Some(i) = found {
+                slots[i] = Some(value);
+                next = i + 1;
+            }
+        }
+        properties.iter().zip(slots).all(|(p, value)| f(p, value))
+    }
+}

@@ -1,0 +1,842 @@
+//! The restricted schema of an elicitation form (SPEC F1, F2).
+//!
+//! One model serves both uses: a derived type's schema is a `static` built at compile
+//! time from borrowed data (no allocation to obtain it), and a schema received at run
+//! time is parsed from JSON into owned data. Both are the same [`RequestedSchema`];
+//! `Cow<'static, …>` is what lets one type hold either.
+//!
+//! The model represents exactly the subset the spec allows. What the strict parse
+//! refuses cannot be built; what only the lenient parse a client uses accepts (unknown
+//! property types, unknown formats, patterns the engine cannot run) is represented by
+//! variants that can never be mistaken for the known kinds (E6, D7, D8).
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use crate::format::Format;
+use crate::pattern::{compile_pattern, PatternError, DEFAULT_PATTERN_SIZE_LIMIT};
+
+pub(crate) mod check;
+mod emit;
+pub(crate) mod error;
+mod lint;
+pub(crate) mod parse;
+
+pub use check::Violation;
+pub use error::{SchemaError, SchemaErrorKind, SchemaIssue};
+pub use lint::{Finding, FindingKind};
+pub use parse::{Limits, ParseMode, ParseOptions};
+
+/// Text in a schema: borrowed for compile-time schemas, owned for parsed ones.
+pub type Text = Cow<'static, str>;
+
+/// A `_meta` object or a set of preserved members: JSON object members in order.
+pub type Meta = Map<String, Value>;
+
+/// The `requestedSchema` of a form-mode elicitation: a flat object of primitive
+/// properties (F1).
+///
+/// Build one with [`RequestedSchema::from_json`] (strict), [`RequestedSchema::from_json_lenient`]
+/// (what a client uses), or get one from a type with `#[derive(Elicit)]`.
+#[derive(Debug)]
+pub struct RequestedSchema {
+    pub(crate) title: Option<Text>,
+    pub(crate) description: Option<Text>,
+    pub(crate) properties: Cow<'static, [Property]>,
+    pub(crate) meta: Option<Meta>,
+    pub(crate) extra: Option<Meta>,
+    /// The wire JSON, computed once on first use (see [`RequestedSchema::as_json`]).
+    pub(crate) wire: OnceLock<Value>,
+}
+
+impl Clone for RequestedSchema {
+    fn clone(&self) -> Self {
+        RequestedSchema {
+            title: self.title.clone(),
+            description: self.description.clone(),
+            properties: self.properties.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+            wire: OnceLock::new(),
+        }
+    }
+}
+
+impl PartialEq for RequestedSchema {
+    fn eq(&self, other: &Self) -> bool {
+        self.title == other.title
+            && self.description == other.description
+            && self.properties == other.properties
+            && self.meta == other.meta
+            && self.extra == other.extra
+    }
+}
+
+impl RequestedSchema {
+    /// A schema from borrowed, compile-time data. This is what `#[derive(Elicit)]`
+    /// expands to; it is usable in a `static`.
+    ///
+    /// The caller is responsible for the rules the strict parse enforces (the derive
+    /// checks them at compile time); [`RequestedSchema::check`] verifies them at run time.
+    pub const fn from_static(
+        title: Option<&'static str>,
+        description: Option<&'static str>,
+        properties: &'static [Property],
+    ) -> Self {
+        RequestedSchema {
+            title: match title {
+                Some(t) => Some(Cow::Borrowed(t)),
+                None => None,
+            },
+            description: match description {
+                Some(t) => Some(Cow::Borrowed(t)),
+                None => None,
+            },
+            properties: Cow::Borrowed(properties),
+            meta: None,
+            extra: None,
+            wire: OnceLock::new(),
+        }
+    }
+
+    /// A schema from owned parts, checked by the same rules as the strict parse.
+    pub fn new(
+        title: Option<String>,
+        description: Option<String>,
+        properties: Vec<Property>,
+    ) -> Result<Self, SchemaError> {
+        let schema = RequestedSchema {
+            title: title.map(Cow::Owned),
+            description: description.map(Cow::Owned),
+            properties: Cow::Owned(properties),
+            meta: None,
+            extra: None,
+            wire: OnceLock::new(),
+        };
+        schema.check()?;
+        Ok(schema)
+    }
+
+    /// Re-checks this schema against every rule of the strict parse (by emitting it and
+    /// parsing it strictly). Useful for schemas built by hand with the `from_static`
+    /// constructors.
+    pub fn check(&self) -> Result<(), SchemaError> {
+        Self::from_json(&self.to_json()).map(|_| ())
+    }
+
+    /// The schema's `title`.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The schema's `description`.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The properties in wire order (D13).
+    pub fn properties(&self) -> &[Property] {
+        &self.properties
+    }
+
+    /// The property with this wire name.
+    pub fn property(&self, name: &str) -> Option<&Property> {
+        self.properties.iter().find(|p| p.name == name)
+    }
+
+    /// The names of the required properties, in property order.
+    pub fn required(&self) -> impl Iterator<Item = &str> + '_ {
+        self.properties
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| p.name())
+    }
+
+    /// The schema's `_meta` object (E7), kept as received.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    /// Members this crate does not interpret, kept so the schema re-emits as received
+    /// (annotations in the strict parse; any unknown member in the lenient parse).
+    pub fn extra_members(&self) -> Option<&Meta> {
+        self.extra.as_ref()
+    }
+
+    /// Replaces the `_meta` object.
+    pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
+        self.meta = meta;
+        self.wire = OnceLock::new();
+        self
+    }
+
+    /// Whether a client can render every property (no unknown property type, E6).
+    pub fn is_renderable(&self) -> bool {
+        self.properties
+            .iter()
+            .all(|p| !matches!(p.schema.kind, PropertyKind::Unknown(_)))
+    }
+
+    /// What this schema declares but the engine will not enforce: unknown formats
+    /// (D7), patterns that cannot run in linear time (D8), unknown property types (E6),
+    /// unknown keywords kept by the lenient parse. Empty for every strictly parsed or
+    /// derived schema.
+    pub fn unenforced(&self) -> Vec<Unenforced> {
+        let mut out = Vec::new();
+        for p in self.properties.iter() {
+            p.schema.collect_unenforced(&p.name, &mut out);
+        }
+        out
+    }
+}
+
+/// Something a leniently parsed schema declares that validation does not enforce.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unenforced {
+    /// The property it belongs to.
+    pub property: String,
+    /// What is not enforced and why.
+    pub reason: String,
+}
+
+/// One property of a form: its wire name, whether it is required, and its schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Property {
+    pub(crate) name: Text,
+    pub(crate) required: bool,
+    pub(crate) schema: PropertySchema,
+}
+
+impl Property {
+    /// A property from compile-time data (usable in a `static`).
+    pub const fn from_static(name: &'static str, required: bool, schema: PropertySchema) -> Self {
+        Property {
+            name: Cow::Borrowed(name),
+            required,
+            schema,
+        }
+    }
+
+    /// A property with an owned name.
+    pub fn new(name: impl Into<Text>, required: bool, schema: PropertySchema) -> Self {
+        Property {
+            name: name.into(),
+            required,
+            schema,
+        }
+    }
+
+    /// The wire name (the key in `properties` and in the content).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the name is listed in `required`.
+    pub fn is_required(&self) -> bool {
+        self.required
+    }
+
+    /// The property's schema.
+    pub fn schema(&self) -> &PropertySchema {
+        &self.schema
+    }
+
+    /// What a form shows as the field's label: the title, else the name (K1).
+    pub fn label(&self) -> &str {
+        self.schema.title().unwrap_or(&self.name)
+    }
+}
+
+/// The schema of one property: the members every kind shares and the kind itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PropertySchema {
+    pub(crate) title: Option<Text>,
+    pub(crate) description: Option<Text>,
+    pub(crate) kind: PropertyKind,
+    pub(crate) meta: Option<Meta>,
+    pub(crate) extra: Option<Meta>,
+}
+
+impl PropertySchema {
+    /// A property schema from compile-time data (usable in a `static`).
+    pub const fn from_static(
+        title: Option<&'static str>,
+        description: Option<&'static str>,
+        kind: PropertyKind,
+    ) -> Self {
+        PropertySchema {
+            title: match title {
+                Some(t) => Some(Cow::Borrowed(t)),
+                None => None,
+            },
+            description: match description {
+                Some(t) => Some(Cow::Borrowed(t)),
+                None => None,
+            },
+            kind,
+            meta: None,
+            extra: None,
+        }
+    }
+
+    /// A property schema of this kind with no title or description.
+    pub fn new(kind: PropertyKind) -> Self {
+        PropertySchema {
+            title: None,
+            description: None,
+            kind,
+            meta: None,
+            extra: None,
+        }
+    }
+
+    /// Sets the title.
+    pub fn with_title(mut self, title: impl Into<Text>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<Text>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the `_meta` object.
+    pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
+        self.meta = meta;
+        self
+    }
+
+    /// The `title`.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The `description`.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The kind and its constraints.
+    pub fn kind(&self) -> &PropertyKind {
+        &self.kind
+    }
+
+    /// The `_meta` object (E7).
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    /// Members kept but not interpreted (see [`RequestedSchema::extra_members`]).
+    pub fn extra_members(&self) -> Option<&Meta> {
+        self.extra.as_ref()
+    }
+
+    /// The declared `default`, as JSON.
+    pub fn default_value(&self) -> Option<Value> {
+        match &self.kind {
+            PropertyKind::String(s) => s.default.as_ref().map(|d| Value::from(d.as_ref())),
+            PropertyKind::Number(n) => n.default.map(Value::from),
+            PropertyKind::Integer(n) => n.default.map(Value::from),
+            PropertyKind::Boolean(b) => b.default.map(Value::Bool),
+            PropertyKind::SingleSelect(s) => s.default.as_ref().map(|d| Value::from(d.as_ref())),
+            PropertyKind::MultiSelect(m) => m
+                .default
+                .as_ref()
+                .map(|d| Value::Array(d.iter().map(|s| Value::from(s.as_ref())).collect())),
+            PropertyKind::Unknown(u) => u.raw.get("default").cloned(),
+        }
+    }
+
+    fn collect_unenforced(&self, name: &str, out: &mut Vec<Unenforced>) {
+        let mut push = |reason: String| {
+            out.push(Unenforced {
+                property: name.to_owned(),
+                reason,
+            })
+        };
+        match &self.kind {
+            PropertyKind::String(s) => {
+                if let Some(FormatSpec::Unknown(f)) = &s.format {
+                    push(format!(
+                        "unknown format `{f}` is kept as an annotation (D7)"
+                    ));
+                }
+                if let Some(p) = &s.pattern {
+                    if let Err(e) = p.regex() {
+                        push(format!(
+                            "pattern `{}` is not enforced: {e} (D8)",
+                            p.source()
+                        ));
+                    }
+                }
+            }
+            PropertyKind::Unknown(u) => push(format!(
+                "unknown property type `{}` cannot be rendered or validated (E6)",
+                u.type_name()
+            )),
+            _ => {}
+        }
+        if let Some(extra) = &self.extra {
+            for key in extra.keys() {
+                if !parse::is_annotation_keyword(key) {
+                    push(format!("unknown keyword `{key}` is kept but not enforced"));
+                }
+            }
+        }
+    }
+}
+
+/// The kind of a property and its constraints (F2).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PropertyKind {
+    /// `type: "string"` without options.
+    String(StringSchema),
+    /// `type: "number"` (a double).
+    Number(NumberSchema),
+    /// `type: "integer"` (an int64).
+    Integer(IntegerSchema),
+    /// `type: "boolean"`.
+    Boolean(BooleanSchema),
+    /// `type: "string"` with `enum` (untitled) or `oneOf` (titled) options.
+    SingleSelect(SingleSelectSchema),
+    /// `type: "array"` whose items are options.
+    MultiSelect(MultiSelectSchema),
+    /// A property `type` this crate does not know, kept byte for byte by the lenient
+    /// parse and never rendered as a known kind (E6).
+    Unknown(UnknownProperty),
+}
+
+impl PropertyKind {
+    /// The JSON Schema `type` of the property on the wire.
+    pub fn type_name(&self) -> &str {
+        match self {
+            PropertyKind::String(_) | PropertyKind::SingleSelect(_) => "string",
+            PropertyKind::Number(_) => "number",
+            PropertyKind::Integer(_) => "integer",
+            PropertyKind::Boolean(_) => "boolean",
+            PropertyKind::MultiSelect(_) => "array",
+            PropertyKind::Unknown(u) => u.type_name(),
+        }
+    }
+}
+
+/// A free-text string property.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StringSchema {
+    /// `minLength`, in Unicode scalar values (D6).
+    pub min_length: Option<u32>,
+    /// `maxLength`, in Unicode scalar values (D6).
+    pub max_length: Option<u32>,
+    /// `pattern`, an ECMA-262 regular expression searched unanchored (V4).
+    pub pattern: Option<Pattern>,
+    /// `format`.
+    pub format: Option<FormatSpec>,
+    /// `default`.
+    pub default: Option<Text>,
+}
+
+impl StringSchema {
+    /// A string schema from compile-time data (usable in a `static`).
+    pub const fn from_static(
+        min_length: Option<u32>,
+        max_length: Option<u32>,
+        pattern: Option<&'static str>,
+        format: Option<Format>,
+        default: Option<&'static str>,
+    ) -> Self {
+        StringSchema {
+            min_length,
+            max_length,
+            pattern: match pattern {
+                Some(p) => Some(Pattern::from_static(p)),
+                None => None,
+            },
+            format: match format {
+                Some(f) => Some(FormatSpec::Known(f)),
+                None => None,
+            },
+            default: match default {
+                Some(d) => Some(Cow::Borrowed(d)),
+                None => None,
+            },
+        }
+    }
+}
+
+/// The `format` of a string property.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormatSpec {
+    /// One of the four formats the spec names; asserted by validation (V7).
+    Known(Format),
+    /// Any other format: only the lenient parse keeps it, as an annotation (D7).
+    Unknown(Text),
+}
+
+impl FormatSpec {
+    /// The format's name as on the wire.
+    pub fn name(&self) -> &str {
+        match self {
+            FormatSpec::Known(f) => f.name(),
+            FormatSpec::Unknown(n) => n,
+        }
+    }
+}
+
+/// A `pattern`: its source as written, compiled once on first use.
+#[derive(Debug)]
+pub struct Pattern {
+    source: Text,
+    compiled: OnceLock<Result<regex::Regex, PatternError>>,
+}
+
+impl Pattern {
+    /// A pattern from compile-time data; compiled on first use.
+    pub const fn from_static(source: &'static str) -> Self {
+        Pattern {
+            source: Cow::Borrowed(source),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// Compiles a pattern now (ECMA-262 syntax, D8).
+    pub fn new(source: impl Into<Text>) -> Result<Self, PatternError> {
+        Self::with_size_limit(source, DEFAULT_PATTERN_SIZE_LIMIT)
+    }
+
+    /// Compiles a pattern now with a given compiled-size limit.
+    pub fn with_size_limit(
+        source: impl Into<Text>,
+        size_limit: usize,
+    ) -> Result<Self, PatternError> {
+        let source = source.into();
+        let re = compile_pattern(&source, size_limit)?;
+        let compiled = OnceLock::new();
+        let _ = compiled.set(Ok(re));
+        Ok(Pattern { source, compiled })
+    }
+
+    /// Keeps a pattern that could not be compiled, for the lenient parse (D8).
+    pub(crate) fn unenforced(source: Text, error: PatternError) -> Self {
+        let compiled = OnceLock::new();
+        let _ = compiled.set(Err(error));
+        Pattern { source, compiled }
+    }
+
+    /// The pattern as written.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The compiled expression, or why it cannot be enforced.
+    pub fn regex(&self) -> Result<&regex::Regex, &PatternError> {
+        self.compiled
+            .get_or_init(|| compile_pattern(&self.source, DEFAULT_PATTERN_SIZE_LIMIT))
+            .as_ref()
+    }
+}
+
+impl Clone for Pattern {
+    fn clone(&self) -> Self {
+        let compiled = OnceLock::new();
+        if let Some(c) = self.compiled.get() {
+            let _ = compiled.set(c.clone());
+        }
+        Pattern {
+            source: self.source.clone(),
+            compiled,
+        }
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+/// A number (double) property.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NumberSchema {
+    /// Inclusive lower bound.
+    pub minimum: Option<f64>,
+    /// Inclusive upper bound.
+    pub maximum: Option<f64>,
+    /// `default`.
+    pub default: Option<f64>,
+}
+
+impl NumberSchema {
+    /// A number schema (usable in a `static`).
+    pub const fn from_static(
+        minimum: Option<f64>,
+        maximum: Option<f64>,
+        default: Option<f64>,
+    ) -> Self {
+        NumberSchema {
+            minimum,
+            maximum,
+            default,
+        }
+    }
+}
+
+/// An integer (int64) property.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IntegerSchema {
+    /// Inclusive lower bound.
+    pub minimum: Option<i64>,
+    /// Inclusive upper bound.
+    pub maximum: Option<i64>,
+    /// `default`.
+    pub default: Option<i64>,
+}
+
+impl IntegerSchema {
+    /// An integer schema (usable in a `static`).
+    pub const fn from_static(
+        minimum: Option<i64>,
+        maximum: Option<i64>,
+        default: Option<i64>,
+    ) -> Self {
+        IntegerSchema {
+            minimum,
+            maximum,
+            default,
+        }
+    }
+}
+
+/// A boolean property.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BooleanSchema {
+    /// `default`.
+    pub default: Option<bool>,
+}
+
+impl BooleanSchema {
+    /// A boolean schema (usable in a `static`).
+    pub const fn from_static(default: Option<bool>) -> Self {
+        BooleanSchema { default }
+    }
+}
+
+/// The options of a select, untitled or titled.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Options {
+    /// `enum: ["a", "b"]`: the values are their own labels.
+    Untitled(Cow<'static, [Text]>),
+    /// `oneOf` / `anyOf` of `{const, title, description?}`.
+    Titled(Cow<'static, [EnumOption]>),
+}
+
+impl Options {
+    /// Untitled options from compile-time data.
+    pub const fn untitled(values: &'static [Text]) -> Self {
+        Options::Untitled(Cow::Borrowed(values))
+    }
+
+    /// Titled options from compile-time data.
+    pub const fn titled(options: &'static [EnumOption]) -> Self {
+        Options::Titled(Cow::Borrowed(options))
+    }
+
+    /// How many options there are.
+    pub fn len(&self) -> usize {
+        match self {
+            Options::Untitled(v) => v.len(),
+            Options::Titled(v) => v.len(),
+        }
+    }
+
+    /// Whether there is no option (never true of a parsed schema, D4).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the options carry titles.
+    pub fn is_titled(&self) -> bool {
+        matches!(self, Options::Titled(_))
+    }
+
+    /// The option values (what goes into the content), in order.
+    pub fn values(&self) -> impl Iterator<Item = &str> + '_ {
+        let (a, b) = match self {
+            Options::Untitled(v) => (Some(v.iter().map(|s| s.as_ref())), None),
+            Options::Titled(v) => (None, Some(v.iter().map(|o| o.value()))),
+        };
+        a.into_iter().flatten().chain(b.into_iter().flatten())
+    }
+
+    /// Whether `value` is one of the option values.
+    pub fn contains(&self, value: &str) -> bool {
+        match self {
+            Options::Untitled(v) => v.iter().any(|s| s == value),
+            Options::Titled(v) => v.iter().any(|o| o.value == value),
+        }
+    }
+
+    /// The position of the option whose value is `value`.
+    pub fn position(&self, value: &str) -> Option<usize> {
+        match self {
+            Options::Untitled(v) => v.iter().position(|s| s == value),
+            Options::Titled(v) => v.iter().position(|o| o.value == value),
+        }
+    }
+
+    /// The label of option `index`: its title when titled, else its value.
+    pub fn label(&self, index: usize) -> Option<&str> {
+        match self {
+            Options::Untitled(v) => v.get(index).map(|s| s.as_ref()),
+            Options::Titled(v) => v.get(index).map(|o| o.title()),
+        }
+    }
+
+    /// The titled options, if titled.
+    pub fn titled_options(&self) -> Option<&[EnumOption]> {
+        match self {
+            Options::Titled(v) => Some(v),
+            Options::Untitled(_) => None,
+        }
+    }
+}
+
+/// A titled option: `{"const": value, "title": title, "description"?: …}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnumOption {
+    pub(crate) value: Text,
+    pub(crate) title: Text,
+    pub(crate) description: Option<Text>,
+    pub(crate) meta: Option<Meta>,
+}
+
+impl EnumOption {
+    /// An option from compile-time data.
+    pub const fn from_static(
+        value: &'static str,
+        title: &'static str,
+        description: Option<&'static str>,
+    ) -> Self {
+        EnumOption {
+            value: Cow::Borrowed(value),
+            title: Cow::Borrowed(title),
+            description: match description {
+                Some(d) => Some(Cow::Borrowed(d)),
+                None => None,
+            },
+            meta: None,
+        }
+    }
+
+    /// An option with owned data.
+    pub fn new(value: impl Into<Text>, title: impl Into<Text>) -> Self {
+        EnumOption {
+            value: value.into(),
+            title: title.into(),
+            description: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<Text>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// The `const`: the value that goes into the content.
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+
+    /// The `title` a client shows.
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    /// The `description`.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The `_meta` object (E7).
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+}
+
+/// A single-select: a string that must be one of the options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SingleSelectSchema {
+    /// The options, in order.
+    pub options: Options,
+    /// `default`: one of the option values.
+    pub default: Option<Text>,
+}
+
+impl SingleSelectSchema {
+    /// A single-select from compile-time data.
+    pub const fn from_static(options: Options, default: Option<&'static str>) -> Self {
+        SingleSelectSchema {
+            options,
+            default: match default {
+                Some(d) => Some(Cow::Borrowed(d)),
+                None => None,
+            },
+        }
+    }
+}
+
+/// A multi-select: an array of option values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiSelectSchema {
+    /// The options, in order.
+    pub options: Options,
+    /// `minItems`.
+    pub min_items: Option<u64>,
+    /// `maxItems`.
+    pub max_items: Option<u64>,
+    /// `default`: option values.
+    pub default: Option<Cow<'static, [Text]>>,
+}
+
+impl MultiSelectSchema {
+    /// A multi-select from compile-time data.
+    pub const fn from_static(
+        options: Options,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+        default: Option<&'static [Text]>,
+    ) -> Self {
+        MultiSelectSchema {
+            options,
+            min_items,
+            max_items,
+            default: match default {
+                Some(d) => Some(Cow::Borrowed(d)),
+                None => None,
+            },
+        }
+    }
+}
+
+/// A property of a type this crate does not know: its raw JSON, kept as received (E6).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownProperty {
+    pub(crate) raw: Meta,
+}
+
+impl UnknownProperty {
+    /// The `type` member as received (empty when it was not a string).
+    pub fn type_name(&self) -> &str {
+        self.raw.get("type").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// The property's JSON object exactly as received.
+    pub fn raw(&self) -> &Meta {
+        &self.raw
+    }
+}

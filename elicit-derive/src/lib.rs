@@ -1,0 +1,1 @@
+//! `#[derive(Elicit)]` for the `elicit` crate (to come).
