@@ -28,20 +28,44 @@
 //! ```
 //!
 //! Modules follow the data: [`schema`] (model, strict and lenient parse, wire form,
-//! lint) → [`content`] (answers and their validation). Lower modules never use higher
+//! lint) → [`content`] (answers and their validation) → [`protocol`] (messages) →
+//! [`typed`] (the `Elicit` trait and field traits). Lower modules never use higher
 //! ones.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod agent;
+pub mod client;
 pub mod content;
 pub mod format;
 pub mod pattern;
+pub mod protocol;
 pub mod schema;
+pub mod typed;
+#[cfg(feature = "url")]
+mod url_safety;
 pub mod vocab;
 
+#[cfg(feature = "url")]
+pub use agent::url_check::{UnsafeUrl, UrlPolicy};
+#[cfg(feature = "url")]
+pub use client::url_review::{UrlError, UrlReview, UrlWarning};
+
+#[cfg(feature = "url")]
+pub use agent::{CompletionError, PendingUrl, UrlRegistry, UrlState};
+pub use agent::{ConnectionId, ElicitError, Elicitor, UrlOutcome, UserId};
+pub use client::{check_request, AgentIdentity, CompletionTracker, FormEngine, Incoming};
 pub use content::{ContentValue, ValidationError, ValidationErrors};
 pub use format::Format;
+pub use protocol::{
+    Action, CompleteElicitation, CreateElicitation, ElicitationCapabilities, ElicitationResponse,
+    Mode, ResponseError, Scope,
+};
 pub use schema::{
     Finding, FindingKind, Limits, ParseMode, ParseOptions, Property, PropertyKind, PropertySchema,
     RequestedSchema, SchemaError, SchemaErrorKind, SchemaIssue, Violation,
 };
+pub use typed::{Elicit, Elicited, Field, SelectOption};
+
+#[doc(hidden)]
+pub use typed::private as __private;

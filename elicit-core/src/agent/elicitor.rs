@@ -1,0 +1,515 @@
+//! The [`Elicitor`]: what an agent asks a client through, one per client connection.
+//!
+//! It holds what the client declared during `initialize` and refuses, before anything
+//! is sent, every request the spec forbids: a mode the client did not declare (C7), a
+//! form that asks for a secret (F5, F6) or carries a link (F7), an unsafe URL (S1).
+//! URL-mode requests get an unguessable id and are recorded, bound to the connection
+//! and the user, so that only that connection and that user can complete them (E5, S6,
+//! U4, U5).
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::protocol::{CreateElicitation, ElicitationCapabilities, Mode, ParamsError, Scope};
+use crate::schema::{Finding, FindingKind, RequestedSchema, SchemaError};
+use crate::typed::Elicit;
+use crate::vocab::find_url;
+
+#[cfg(feature = "url")]
+use super::registry::{CompletionError, PendingUrl, UrlRegistry, UrlState};
+#[cfg(feature = "url")]
+use super::url_check::{UnsafeUrl, UrlPolicy};
+#[cfg(feature = "url")]
+use super::UrlOutcome;
+#[cfg(feature = "url")]
+use crate::protocol::{CompleteElicitation, ElicitationResponse};
+
+/// An agent–client connection, as the agent sees it (E5).
+///
+/// Opaque and unique within the process: [`ConnectionId::new`] is the only way to get
+/// one, so two connections can never share an id by mistake, and an id cannot be
+/// forged from anything a peer sends. Create one when a client connects and give it to
+/// that connection's [`Elicitor`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConnectionId(u64);
+
+impl ConnectionId {
+    /// A fresh id, different from every other one made in this process.
+    #[allow(clippy::new_without_default)] // a default would hide that each call differs
+    pub fn new() -> Self {
+        // A counter, not randomness: uniqueness within the process is all E5 needs,
+        // and a u64 cannot run out.
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        ConnectionId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl fmt::Display for ConnectionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "connection #{}", self.0)
+    }
+}
+
+/// The identity of an authenticated user, as the agent's own authentication
+/// established it (E5, S6). Never take it from something the client merely claims.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UserId(String);
+
+impl UserId {
+    /// The user with this identifier (a subject, an account id…).
+    pub fn new(id: impl Into<String>) -> Self {
+        UserId(id.into())
+    }
+
+    /// The identifier.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for UserId {
+    fn from(id: &str) -> Self {
+        UserId::new(id)
+    }
+}
+
+impl From<String> for UserId {
+    fn from(id: String) -> Self {
+        UserId::new(id)
+    }
+}
+
+/// Why an [`Elicitor`] refused to build a request. Nothing was sent.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ElicitError {
+    /// The client did not declare this mode (C7). Degrade: use the other mode if it
+    /// is allowed for this interaction, another flow, or fail the operation. A refused
+    /// URL-mode request must never be retried in form mode (F6).
+    ModeNotSupported(Mode),
+    /// The form asks for a secret or a credential, which form mode must never do (F5).
+    /// Use URL mode (F6); if the client has no URL mode, use another secure flow or
+    /// fail, but do not ask in a form.
+    SecretInForm(Vec<Finding>),
+    /// The form's texts or the message contain a URL a user could click (F7). Allowed
+    /// with [`Elicitor::allow_links_in_forms`].
+    LinkInForm(Vec<Finding>),
+    /// The schema breaks the rules of the strict parse (F1, F2, D2–D14): only a
+    /// schema a client can read may be sent.
+    InvalidSchema(SchemaError),
+    /// The scope has a `null` request id, which ACP v2 forbids and this crate never
+    /// builds (E3).
+    NullRequestId,
+    /// The URL must not be sent (S1, U3).
+    #[cfg(feature = "url")]
+    UnsafeUrl(UnsafeUrl),
+    /// The params break a wire rule (U1).
+    InvalidParams(ParamsError),
+    /// This connection already has as many outstanding URL elicitations as the
+    /// registry allows; complete, answer or forget some first.
+    #[cfg(feature = "url")]
+    TooManyOutstanding {
+        /// The limit per connection.
+        limit: usize,
+    },
+    /// The operating system's random number generator failed, so no unguessable
+    /// `elicitationId` could be made (U4).
+    #[cfg(feature = "url")]
+    RandomnessUnavailable(String),
+}
+
+impl ElicitError {
+    /// Whether the client did not declare the mode (C7): the caller should degrade.
+    pub fn is_unsupported_mode(&self) -> bool {
+        matches!(self, ElicitError::ModeNotSupported(_))
+    }
+
+    /// The mode the client did not declare, if that is the error (C7).
+    pub fn unsupported_mode(&self) -> Option<Mode> {
+        match self {
+            ElicitError::ModeNotSupported(mode) => Some(*mode),
+            _ => None,
+        }
+    }
+}
+
+fn write_findings(f: &mut fmt::Formatter<'_>, findings: &[Finding]) -> fmt::Result {
+    for (i, finding) in findings.iter().enumerate() {
+        f.write_str(if i == 0 { ": " } else { "; " })?;
+        write!(f, "{finding}")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for ElicitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ElicitError::ModeNotSupported(mode) => write!(
+                f,
+                "the client did not declare the `{mode}` elicitation mode; degrade to another flow \
+                 or fail the operation"
+            ),
+            ElicitError::SecretInForm(findings) => {
+                f.write_str("form mode must not ask for secrets or credentials; use URL mode")?;
+                write_findings(f, findings)
+            }
+            ElicitError::LinkInForm(findings) => {
+                f.write_str("a form-mode request should not carry clickable URLs")?;
+                write_findings(f, findings)
+            }
+            ElicitError::InvalidSchema(error) => write!(f, "the form's schema is invalid: {error}"),
+            ElicitError::NullRequestId => f.write_str(
+                "the scope's request id is `null`, which ACP v2 forbids; use a string or an integer",
+            ),
+            #[cfg(feature = "url")]
+            ElicitError::UnsafeUrl(error) => write!(f, "refusing to send the URL: {error}"),
+            ElicitError::InvalidParams(error) => write!(f, "{error}"),
+            #[cfg(feature = "url")]
+            ElicitError::TooManyOutstanding { limit } => write!(
+                f,
+                "this connection already has {limit} outstanding URL elicitations, the most allowed"
+            ),
+            #[cfg(feature = "url")]
+            ElicitError::RandomnessUnavailable(reason) => write!(
+                f,
+                "no elicitation id could be made: the system's random number generator failed ({reason})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ElicitError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ElicitError::InvalidSchema(error) => Some(error),
+            ElicitError::InvalidParams(error) => Some(error),
+            #[cfg(feature = "url")]
+            ElicitError::UnsafeUrl(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// What an agent asks one client through (C7, E5, F5–F7, S1, S6, U4, U5).
+///
+/// Make one per client connection, from the `elicitation` capability the client
+/// declared in `initialize`, that connection's [`ConnectionId`], and, once the agent
+/// has authenticated the user, their [`UserId`].
+///
+/// ```
+/// use elicit_core::agent::{ConnectionId, Elicitor};
+/// use elicit_core::protocol::{ElicitationCapabilities, Mode, Scope};
+/// use elicit_core::RequestedSchema;
+/// use serde_json::json;
+///
+/// let caps = ElicitationCapabilities::from_json(Some(&json!({ "form": {} })));
+/// let elicitor = Elicitor::new(caps, ConnectionId::new());
+///
+/// let schema = RequestedSchema::from_json(&json!({
+///     "type": "object", "properties": { "ok": { "type": "boolean" } }
+/// }))?;
+/// let request = elicitor.form_schema(Scope::session("s1"), "Proceed?", &schema)?;
+/// assert_eq!(request.to_json()["mode"], "form");
+///
+/// // C7: this client has no URL mode; the caller degrades instead of sending.
+/// # #[cfg(feature = "url")] {
+/// let refused = elicitor.url(Scope::session("s1"), "Sign in", "https://auth.example.com/");
+/// assert_eq!(refused.unwrap_err().unsupported_mode(), Some(Mode::Url));
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Threads
+///
+/// Every method that builds or completes a request takes `&self`, so one `Elicitor`
+/// can be shared (in an `Arc`) by all the tasks serving its connection. The only
+/// shared state, the record of URL elicitations, is a `UrlRegistry` with a mutex
+/// inside; it is shared by design between the connections of an agent, so that a
+/// completion attempted on the wrong connection is recognised as such (E5).
+#[derive(Debug, Clone)]
+pub struct Elicitor {
+    capabilities: ElicitationCapabilities,
+    connection: ConnectionId,
+    user: Option<UserId>,
+    allow_links: bool,
+    #[cfg(feature = "url")]
+    policy: UrlPolicy,
+    #[cfg(feature = "url")]
+    registry: UrlRegistry,
+}
+
+impl Elicitor {
+    /// The elicitor of one connection, knowing what its client declared (C1–C6), with
+    /// no authenticated user and, with the `url` feature, the default `UrlPolicy`
+    /// and a registry of its own: share one `UrlRegistry` between all connections
+    /// with `with_registry`.
+    pub fn new(capabilities: ElicitationCapabilities, connection: ConnectionId) -> Self {
+        Elicitor {
+            capabilities,
+            connection,
+            user: None,
+            allow_links: false,
+            #[cfg(feature = "url")]
+            policy: UrlPolicy::new(),
+            #[cfg(feature = "url")]
+            registry: UrlRegistry::new(),
+        }
+    }
+
+    /// Sets the authenticated user (E5, S6).
+    #[must_use]
+    pub fn with_user(mut self, user: UserId) -> Self {
+        self.user = Some(user);
+        self
+    }
+
+    /// Changes the authenticated user, e.g. once `authenticate` succeeded. URL
+    /// elicitations already sent stay bound to the user who was current then (S6).
+    pub fn set_user(&mut self, user: Option<UserId>) {
+        self.user = user;
+    }
+
+    /// Lets form texts and the message contain URLs. F7 says an agent *should not*
+    /// put clickable URLs in a form-mode request, so they are refused by default.
+    #[must_use]
+    pub fn allow_links_in_forms(mut self, allow: bool) -> Self {
+        self.allow_links = allow;
+        self
+    }
+
+    /// Sets the policy URL-mode URLs are checked against (S1).
+    #[cfg(feature = "url")]
+    #[must_use]
+    pub fn with_url_policy(mut self, policy: UrlPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Records URL elicitations in this registry, shared with the agent's other
+    /// connections (E5).
+    #[cfg(feature = "url")]
+    #[must_use]
+    pub fn with_registry(mut self, registry: &UrlRegistry) -> Self {
+        self.registry = registry.clone();
+        self
+    }
+
+    /// What the client declared.
+    pub fn capabilities(&self) -> &ElicitationCapabilities {
+        &self.capabilities
+    }
+
+    /// Whether the client declared this mode (C3): check it to choose a flow before
+    /// asking (C7).
+    pub fn supports(&self, mode: Mode) -> bool {
+        self.capabilities.supports(mode)
+    }
+
+    /// The connection this elicitor belongs to.
+    pub fn connection(&self) -> ConnectionId {
+        self.connection
+    }
+
+    /// The authenticated user, if any.
+    pub fn user(&self) -> Option<&UserId> {
+        self.user.as_ref()
+    }
+
+    /// The URL policy (S1).
+    #[cfg(feature = "url")]
+    pub fn url_policy(&self) -> &UrlPolicy {
+        &self.policy
+    }
+
+    /// The registry of URL elicitations.
+    #[cfg(feature = "url")]
+    pub fn registry(&self) -> &UrlRegistry {
+        &self.registry
+    }
+
+    /// A form-mode request for the form `T` (F1, F2). Its schema is a compile-time
+    /// constant and is sent without being copied.
+    ///
+    /// Refused when the form carries a link (F7, unless allowed) or the client did
+    /// not declare form mode (C7).
+    ///
+    /// Secrets (F5) are refused when `T` is compiled: `#[derive(Elicit)]` reads the
+    /// names, titles and descriptions with the same vocabulary as
+    /// [`RequestedSchema::lint`], and a field that only looks like a secret is let
+    /// through there with a stated reason (`allow_secret = "…"`). Linting again here
+    /// would find nothing new in a derived form but would refuse, at run time, exactly
+    /// the exceptions a reviewer accepted, so typed forms are not linted for secrets.
+    /// Implement [`Elicit`] by hand only for a schema that passes
+    /// [`RequestedSchema::secret_findings`].
+    pub fn form<T: Elicit>(
+        &self,
+        scope: Scope,
+        message: impl Into<String>,
+    ) -> Result<CreateElicitation, ElicitError> {
+        let message = message.into();
+        let schema = T::requested_schema();
+        // A derived schema was checked when it was compiled (rules and F5); links
+        // and the capability remain.
+        self.check_form(&scope, &message, schema, false)?;
+        Ok(CreateElicitation::form_static(scope, message, schema))
+    }
+
+    /// A form-mode request for a schema built at run time.
+    ///
+    /// Refused, in this order: a schema that breaks the strict rules (what a client
+    /// may refuse to read), a form that asks for a secret (F5), a link (F7, unless
+    /// allowed), a client that did not declare form mode (C7).
+    pub fn form_schema(
+        &self,
+        scope: Scope,
+        message: impl Into<String>,
+        schema: &RequestedSchema,
+    ) -> Result<CreateElicitation, ElicitError> {
+        let message = message.into();
+        // A schema from the lenient parse can hold unknown types and unenforced
+        // constraints; an agent must send only what every client can read.
+        schema.check().map_err(ElicitError::InvalidSchema)?;
+        self.check_form(&scope, &message, schema, true)?;
+        Ok(CreateElicitation::form(scope, message, schema.clone()))
+    }
+
+    /// The checks every form-mode request passes. Content rules come before the
+    /// capability so that a form that must never be sent is found even while testing
+    /// against clients without form mode.
+    fn check_form(
+        &self,
+        scope: &Scope,
+        message: &str,
+        schema: &RequestedSchema,
+        refuse_secrets: bool,
+    ) -> Result<(), ElicitError> {
+        check_scope(scope)?;
+        let (secrets, links): (Vec<Finding>, Vec<Finding>) =
+            schema.lint().into_iter().partition(Finding::is_secret);
+        // F5, F6: never in a form, whatever the client supports.
+        if refuse_secrets && !secrets.is_empty() {
+            return Err(ElicitError::SecretInForm(secrets));
+        }
+        if !self.allow_links {
+            // F7: "any field of a form-mode request", so the message too.
+            let mut links = links;
+            if let Some(range) = find_url(message) {
+                links.push(Finding {
+                    property: None,
+                    field: "message",
+                    kind: FindingKind::Url {
+                        text: message.get(range).unwrap_or(message).to_owned(),
+                    },
+                });
+            }
+            if !links.is_empty() {
+                return Err(ElicitError::LinkInForm(links));
+            }
+        }
+        // C7.
+        if !self.capabilities.supports(Mode::Form) {
+            return Err(ElicitError::ModeNotSupported(Mode::Form));
+        }
+        Ok(())
+    }
+
+    /// A URL-mode request (U1) sending the user to `url`, recorded as outstanding on
+    /// this connection for the current user (E5, S6).
+    ///
+    /// Refused when the client did not declare URL mode (C7) or the URL breaks the
+    /// policy (S1). The `elicitationId` is 128 bits from the operating system's
+    /// random number generator, unique among the registry's URL elicitations, so
+    /// among this connection's outstanding ones too (U4). The request carries the URL
+    /// as the policy serialized it, which is what was checked.
+    #[cfg(feature = "url")]
+    pub fn url(
+        &self,
+        scope: Scope,
+        message: impl Into<String>,
+        url: &str,
+    ) -> Result<PendingUrl, ElicitError> {
+        check_scope(&scope)?;
+        // C7; and F6: a URL-mode request is never turned into a form.
+        if !self.capabilities.supports(Mode::Url) {
+            return Err(ElicitError::ModeNotSupported(Mode::Url));
+        }
+        // S1.
+        let checked = self.policy.check(url).map_err(ElicitError::UnsafeUrl)?;
+        let message = message.into();
+        self.registry
+            .register(self.connection, self.user.clone(), |elicitation_id| {
+                CreateElicitation::url(scope, message, elicitation_id, checked.as_str())
+                    .map_err(ElicitError::InvalidParams)
+            })
+    }
+
+    /// Records the client's response to a URL elicitation sent on this connection.
+    ///
+    /// `accept` is the user's consent to open the URL, not the end of the external
+    /// interaction (U2): the elicitation stays outstanding until
+    /// [`complete`](Self::complete). `decline` and `cancel` close it (R5). The content
+    /// is never read (U3, R4).
+    #[cfg(feature = "url")]
+    pub fn record_response(
+        &self,
+        elicitation_id: &str,
+        response: &ElicitationResponse,
+    ) -> Result<UrlOutcome, CompletionError> {
+        self.registry
+            .record_response(self.connection, elicitation_id, response)
+    }
+
+    /// The `elicitation/complete` notification for a URL elicitation whose external
+    /// interaction finished (U5), to send on this connection.
+    ///
+    /// `user` is who the agent's authentication says finished the interaction; it
+    /// must be the user who started it (S6), `None` only for an elicitation started
+    /// without one. Refused for an id this registry never issued, one issued on
+    /// another connection (E5), another user (S6), one already completed (U5), and one
+    /// the user declined or cancelled.
+    #[cfg(feature = "url")]
+    pub fn complete(
+        &self,
+        elicitation_id: &str,
+        user: Option<&UserId>,
+    ) -> Result<CompleteElicitation, CompletionError> {
+        self.registry
+            .complete(self.connection, elicitation_id, user)
+    }
+
+    /// The state of a URL elicitation of this connection; `None` when the id is
+    /// unknown here (never issued, issued on another connection, or forgotten).
+    #[cfg(feature = "url")]
+    pub fn url_state(&self, elicitation_id: &str) -> Option<UrlState> {
+        self.registry.state(self.connection, elicitation_id)
+    }
+
+    /// Forgets an outstanding URL elicitation of this connection the agent gave up
+    /// on (a timeout, the operation it served was cancelled). Returns whether there
+    /// was one. A later completion of it is refused as unknown.
+    #[cfg(feature = "url")]
+    pub fn forget(&self, elicitation_id: &str) -> bool {
+        self.registry.forget(self.connection, elicitation_id)
+    }
+
+    /// Forgets every URL elicitation of this connection; call it when the
+    /// connection closes (E5: its elicitations cannot complete on another one).
+    #[cfg(feature = "url")]
+    pub fn disconnect(&self) {
+        self.registry.close_connection(self.connection);
+    }
+}
+
+/// E3: a `null` request id can be read (v1) but is never built.
+fn check_scope(scope: &Scope) -> Result<(), ElicitError> {
+    match scope.request_id() {
+        Some(id) if id.is_null() => Err(ElicitError::NullRequestId),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,58 @@
+//! The agent side: what an agent checks before it asks, and what it tracks after.
+//!
+//! - [`Elicitor`]: one per client connection. Builds `elicitation/create` requests
+//!   and refuses those the spec forbids: a mode the client did not declare (C7), a
+//!   form asking for a secret (F5, F6) or carrying a link (F7), an unsafe URL (S1).
+//! - `UrlRegistry` (feature `url`): the outstanding URL elicitations, bound to their
+//!   connection and user, with explicit states, so that `elicitation/complete` is
+//!   produced once, for the right connection and user (E5, S6, U2, U4, U5).
+//! - [`UrlOutcome`]: the user's choice on a URL elicitation, read without looking at
+//!   any content (R4, U3). Form answers are read with `Elicit::from_response` (F3, R5).
+//! - `url_check` (feature `url`): the URL rules an agent must follow before sending a
+//!   URL-mode elicitation (S1, U3).
+//!
+//! There is no way to turn a URL-mode request into a form-mode one: a sensitive
+//! interaction refused for lack of URL mode must not fall back to a form (F6).
+//!
+//! ```
+//! # #[cfg(feature = "url")] {
+//! use elicit_core::agent::{ConnectionId, Elicitor, UrlOutcome, UrlRegistry, UrlState, UserId};
+//! use elicit_core::protocol::{ElicitationCapabilities, ElicitationResponse, Scope};
+//! use serde_json::json;
+//!
+//! let registry = UrlRegistry::new(); // one per agent
+//! let caps = ElicitationCapabilities::from_json(Some(&json!({ "url": {} })));
+//! let alice = UserId::new("alice");
+//! let elicitor = Elicitor::new(caps, ConnectionId::new())
+//!     .with_user(alice.clone())
+//!     .with_registry(&registry);
+//!
+//! let pending = elicitor
+//!     .url(Scope::session("s1"), "Connect your calendar", "https://auth.example.com/connect")
+//!     .unwrap();
+//! let id = pending.elicitation_id().to_owned();
+//! // … send `pending.request()`; the client answers `accept`: consent only (U2).
+//! let outcome = elicitor
+//!     .record_response(&id, &ElicitationResponse::accept_without_content())
+//!     .unwrap();
+//! assert_eq!(outcome, UrlOutcome::Consented);
+//! assert_eq!(elicitor.url_state(&id), Some(UrlState::Consented));
+//!
+//! // The external interaction finished, for the same user (S6): notify once (U5).
+//! let done = elicitor.complete(&id, Some(&alice)).unwrap();
+//! assert_eq!(done.elicitation_id(), id);
+//! assert!(elicitor.complete(&id, Some(&alice)).is_err());
+//! # }
+//! ```
+
+mod elicitor;
+mod outcome;
+#[cfg(feature = "url")]
+mod registry;
+#[cfg(feature = "url")]
+pub mod url_check;
+
+pub use elicitor::{ConnectionId, ElicitError, Elicitor, UserId};
+pub use outcome::{UnknownAction, UrlOutcome};
+#[cfg(feature = "url")]
+pub use registry::{CompletionError, PendingUrl, RegistryLimits, UrlRegistry, UrlState};

@@ -1,0 +1,50 @@
+//! The client side: what a client checks and shows before it asks its user, and what
+//! it remembers after.
+//!
+//! - [`check_request`]: whether an `elicitation/create` can be honoured, or the
+//!   `-32602` error to answer with (C8, D1, E6).
+//! - [`FormEngine`]: the state of a form-mode dialog: fields in order, defaults,
+//!   answers checked as they are set, review, and the response (F3, F4, K1, K2, K4).
+//! - `url_review` (feature `url`): what to show before opening a URL-mode
+//!   elicitation (S2-S5, K3).
+//! - [`CompletionTracker`]: which `elicitation/complete` notifications to act on (U6).
+//!
+//! ```
+//! use elicit_core::client::{check_request, AgentIdentity, FormEngine, Incoming};
+//! use elicit_core::protocol::ElicitationCapabilities;
+//! use serde_json::json;
+//!
+//! // What this client declared in `initialize`.
+//! let caps = ElicitationCapabilities::from_json(Some(&json!({ "form": {} })));
+//! let params = json!({
+//!     "mode": "form", "sessionId": "s1", "message": "Proceed with the deploy?",
+//!     "requestedSchema": { "type": "object", "properties": {
+//!         "confirm": { "type": "boolean", "title": "Deploy now", "default": false }
+//!     } }
+//! });
+//! let request = match check_request(&caps, &params) {
+//!     Ok(Incoming::Form(request)) => request,
+//!     Ok(_) => unreachable!("a form-mode request"),
+//!     Err(error) => panic!("answer with {}", error.to_json()),
+//! };
+//! let mut form = FormEngine::from_request(&request, AgentIdentity::new("deploy-bot"))?;
+//! form.set_text("confirm", "yes")?;
+//! let answer = form.submit()?;
+//! assert_eq!(answer.to_json(), json!({ "action": "accept", "content": { "confirm": true } }));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod check;
+mod form;
+mod identity;
+mod tracker;
+#[cfg(feature = "url")]
+pub mod url_review;
+
+pub use check::{check_request, check_request_with, Incoming};
+pub use form::{
+    Choice, FieldError, FieldKind, FieldProblem, FormEngine, FormError, FormField, Review,
+    ReviewEntry, UnknownField,
+};
+pub use identity::AgentIdentity;
+pub use tracker::{Completion, CompletionTracker, Ignored};

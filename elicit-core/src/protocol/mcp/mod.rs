@@ -1,0 +1,701 @@
+//! The MCP dialect of elicitation (M1–M7), for agents that speak MCP as well.
+//!
+//! ACP adapted MCP's data model, but the messages differ: MCP has no scope (M1), reads
+//! an empty capability as form (M2), names the completion notification differently
+//! (M3), has protocol errors of its own (M4, M6), keeps a legacy enum form (M5) and has
+//! no `pattern` (M7). Every MCP message here is its own type, distinct from the ACP
+//! types of [`super`], so a message cannot be sent in the wrong dialect by accident;
+//! conversions are explicit and say what they drop.
+//!
+//! Two protocol versions differ enough to get a module each:
+//! - [`v2025_11_25`]: `elicitation/create` is a request pushed by the server, `mode`
+//!   optional for form, URL mode has an `elicitationId`, completion is the
+//!   `notifications/elicitation/complete` notification, and a server that needs a URL
+//!   elicitation answers `-32042`.
+//! - [`v2026_07_28`]: elicitations travel inside an `InputRequiredResult`
+//!   (`inputRequests`, keyed by the server) and come back in `inputResponses`; URL mode
+//!   has no `elicitationId`; there is no completion and no `-32042`; capabilities come
+//!   with every request in `_meta`, and a missing one is `-32021` (M6).
+//!
+//! What is shared by both versions is here: the capability ([`McpElicitationCapabilities`]),
+//! the schema in MCP form ([`McpSchema`]), form params ([`FormParams`]) and the result
+//! ([`ElicitResult`]).
+
+use std::fmt;
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{json, Map, Value};
+
+use super::capabilities::{read_meta, ElicitationCapabilities, Mode, ModeCapability};
+use super::create::{check_url, CreateElicitation, SchemaRef};
+use super::error::{ParamsError, ParamsErrorKind};
+use super::jsonrpc::RequestId;
+use super::response::{Action, ElicitationResponse};
+use crate::schema::{Meta, ParseOptions, RequestedSchema, SchemaError};
+
+pub mod v2025_11_25;
+pub mod v2026_07_28;
+
+/// The MCP method of an elicitation request (both versions).
+pub const ELICITATION_CREATE: &str = "elicitation/create";
+
+/// The MCP completion notification (M3; 2025-11-25 only).
+pub const ELICITATION_COMPLETE_NOTIFICATION: &str = "notifications/elicitation/complete";
+
+/// MCP error code: the request needs a URL elicitation first (M4; 2025-11-25 only).
+pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+
+/// MCP error code: the request needs a client capability that was not declared (M6;
+/// 2026-07-28).
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+
+/// The request `_meta` key under which a 2026-07-28 client sends its capabilities (M6).
+pub const CLIENT_CAPABILITIES_META_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// Why an ACP message has no MCP form, or an MCP message no ACP form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConversionError {
+    /// A custom or future ACP mode: MCP has no way to carry it (E6).
+    UnknownMode(String),
+    /// A custom or future ACP action: MCP's actions are only accept, decline, cancel.
+    UnknownAction(String),
+    /// A 2026-07-28 URL request has no `elicitationId`, and ACP requires one: the agent
+    /// must mint it (U1, U4).
+    MissingElicitationId,
+}
+
+impl fmt::Display for ConversionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConversionError::UnknownMode(mode) => {
+                write!(f, "the elicitation mode {mode:?} has no MCP form")
+            }
+            ConversionError::UnknownAction(action) => {
+                write!(f, "the elicitation action {action:?} has no MCP form")
+            }
+            ConversionError::MissingElicitationId => f.write_str(
+                "an ACP URL elicitation needs an `elicitationId`, which this MCP request lacks",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConversionError {}
+
+// ---------------------------------------------------------------------------------------
+// Capability (M2)
+
+/// The `elicitation` client capability read the MCP way (M2): an empty object `{}`
+/// declares form only, as it did before modes existed (C5 is where ACP differs).
+///
+/// Written back, a declared mode is always explicit (`{"form": {}}`), which means the
+/// same to every MCP version and cannot be misread by an ACP peer.
+///
+/// ```
+/// use elicit_core::protocol::mcp::McpElicitationCapabilities;
+/// use elicit_core::protocol::Mode;
+/// use serde_json::json;
+///
+/// let caps = McpElicitationCapabilities::from_json(Some(&json!({})));
+/// assert!(caps.supports(Mode::Form) && !caps.supports(Mode::Url)); // M2
+/// assert_eq!(caps.to_json(), Some(json!({ "form": {} })));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct McpElicitationCapabilities {
+    present: Option<McpDeclared>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct McpDeclared {
+    form: Option<Map<String, Value>>,
+    url: Option<Map<String, Value>>,
+}
+
+impl McpElicitationCapabilities {
+    /// No elicitation capability.
+    pub fn absent() -> Self {
+        McpElicitationCapabilities { present: None }
+    }
+
+    /// A capability declaring exactly these modes. With no mode at all the capability
+    /// is absent: MCP cannot say "elicitation, but no mode" (M2 reads `{}` as form).
+    pub fn with_modes(modes: impl IntoIterator<Item = Mode>) -> Self {
+        let mut declared = McpDeclared::default();
+        for mode in modes {
+            match mode {
+                Mode::Form => declared.form = Some(Map::new()),
+                Mode::Url => declared.url = Some(Map::new()),
+            }
+        }
+        if declared.form.is_none() && declared.url.is_none() {
+            return Self::absent();
+        }
+        McpElicitationCapabilities {
+            present: Some(declared),
+        }
+    }
+
+    /// Reads the value of the `elicitation` member, `None` when omitted. An object
+    /// with neither a `form` nor a `url` member declares form (M2). A malformed mode
+    /// member (not an object) reads as absent; a capability whose mode members are all
+    /// malformed, or that is not an object, as no capability.
+    pub fn from_json(json: Option<&Value>) -> Self {
+        let Some(obj) = json.and_then(Value::as_object) else {
+            return Self::absent();
+        };
+        let mode = |key: &str| obj.get(key).and_then(Value::as_object).cloned();
+        let mut declared = McpDeclared {
+            form: mode("form"),
+            url: mode("url"),
+        };
+        // M2: the capability as it was before modes existed means form.
+        if !obj.contains_key("form") && !obj.contains_key("url") {
+            declared.form = Some(Map::new());
+        }
+        // MCP cannot say "elicitation, but no mode": when every mode member is
+        // malformed, nothing usable was declared.
+        if declared.form.is_none() && declared.url.is_none() {
+            return Self::absent();
+        }
+        McpElicitationCapabilities {
+            present: Some(declared),
+        }
+    }
+
+    /// Reads `clientCapabilities` (the whole object) and takes its `elicitation`
+    /// member.
+    pub fn from_client_capabilities(client_capabilities: &Value) -> Self {
+        Self::from_json(client_capabilities.get("elicitation"))
+    }
+
+    /// The wire JSON of the `elicitation` member, `None` when absent. Modes are always
+    /// explicit.
+    pub fn to_json(&self) -> Option<Value> {
+        let declared = self.present.as_ref()?;
+        let mut map = Map::new();
+        if let Some(form) = &declared.form {
+            map.insert("form".to_owned(), Value::Object(form.clone()));
+        }
+        if let Some(url) = &declared.url {
+            map.insert("url".to_owned(), Value::Object(url.clone()));
+        }
+        Some(Value::Object(map))
+    }
+
+    /// Whether the capability is declared at all.
+    pub fn is_present(&self) -> bool {
+        self.present.is_some()
+    }
+
+    /// Whether this mode is declared (M2: `{}` declares form).
+    pub fn supports(&self, mode: Mode) -> bool {
+        self.mode_object(mode).is_some()
+    }
+
+    /// The object declaring this mode, as received.
+    pub fn mode_object(&self, mode: Mode) -> Option<&Map<String, Value>> {
+        let declared = self.present.as_ref()?;
+        match mode {
+            Mode::Form => declared.form.as_ref(),
+            Mode::Url => declared.url.as_ref(),
+        }
+    }
+}
+
+impl From<&ElicitationCapabilities> for McpElicitationCapabilities {
+    /// The same modes, each mode's `_meta` kept. An ACP capability that declares no
+    /// mode becomes no MCP capability (MCP would read `{}` as form, C5); the ACP
+    /// capability's own `_meta` has no place in MCP and is dropped.
+    fn from(acp: &ElicitationCapabilities) -> Self {
+        let mut declared = McpDeclared::default();
+        for mode in acp.modes() {
+            let mut object = Map::new();
+            if let Some(meta) = acp.mode(mode).and_then(ModeCapability::meta) {
+                object.insert("_meta".to_owned(), Value::Object(meta.clone()));
+            }
+            match mode {
+                Mode::Form => declared.form = Some(object),
+                Mode::Url => declared.url = Some(object),
+            }
+        }
+        if declared.form.is_none() && declared.url.is_none() {
+            return Self::absent();
+        }
+        McpElicitationCapabilities {
+            present: Some(declared),
+        }
+    }
+}
+
+impl From<&McpElicitationCapabilities> for ElicitationCapabilities {
+    /// The same modes, explicit: MCP's `{}` becomes ACP's `{"form": {}}` (M2, C5). A
+    /// mode object keeps its `_meta`; MCP members ACP does not define are dropped.
+    fn from(mcp: &McpElicitationCapabilities) -> Self {
+        if !mcp.is_present() {
+            return ElicitationCapabilities::absent();
+        }
+        Mode::ALL
+            .into_iter()
+            .fold(ElicitationCapabilities::new(), |caps, mode| {
+                match mcp.mode_object(mode) {
+                    Some(object) => {
+                        caps.with_mode(mode, ModeCapability::new().with_meta(read_meta(object)))
+                    }
+                    None => caps,
+                }
+            })
+    }
+}
+
+impl Serialize for McpElicitationCapabilities {
+    /// An absent capability serializes as `null`.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().unwrap_or(Value::Null).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for McpElicitationCapabilities {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let json = Value::deserialize(deserializer)?;
+        Ok(McpElicitationCapabilities::from_json(Some(&json)))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Schema (M5, M7)
+
+/// A `requestedSchema` in MCP form.
+///
+/// Read with the lenient parse, which takes MCP's legacy `enum` + `enumNames` as a
+/// titled single-select (M5). Written without `pattern`, which MCP's schema does not
+/// have (M7); the agent keeps the full schema and still enforces the pattern when it
+/// validates the answer. Everything else is written as in ACP.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpSchema(SchemaRef);
+
+impl McpSchema {
+    /// Wraps an owned schema.
+    pub fn new(schema: RequestedSchema) -> Self {
+        McpSchema(SchemaRef::Owned(Box::new(schema)))
+    }
+
+    /// Wraps a schema that lives forever (a derived type's), without copying it.
+    pub fn from_static(schema: &'static RequestedSchema) -> Self {
+        McpSchema(SchemaRef::Static(schema))
+    }
+
+    /// Reads a schema an MCP server sent, with the lenient parse (M5, C6, D7, D8, E6).
+    pub fn from_json(json: &Value) -> Result<Self, SchemaError> {
+        Self::parse(json, &ParseOptions::lenient())
+    }
+
+    /// Reads a schema with explicit options (the strict parse refuses `enumNames`).
+    pub fn parse(json: &Value, options: &ParseOptions) -> Result<Self, SchemaError> {
+        RequestedSchema::parse(json, options).map(Self::new)
+    }
+
+    /// The schema as parsed, `pattern` included.
+    pub fn schema(&self) -> &RequestedSchema {
+        &self.0
+    }
+
+    /// The schema, owned.
+    pub fn into_schema(self) -> RequestedSchema {
+        self.0.into_owned()
+    }
+
+    /// Whether some property has a `pattern` the MCP form leaves out (M7): the agent
+    /// must then enforce it itself.
+    pub fn omits_pattern(&self) -> bool {
+        mcp_schema_json(self.0.as_json()).1
+    }
+
+    /// The MCP wire JSON: the ACP form without `pattern` (M7).
+    pub fn to_json(&self) -> Value {
+        mcp_schema_json(self.0.as_json()).0
+    }
+
+    pub(crate) fn into_ref(self) -> SchemaRef {
+        self.0
+    }
+
+    pub(crate) fn from_ref(schema: SchemaRef) -> Self {
+        McpSchema(schema)
+    }
+}
+
+/// M7: the schema JSON without the `pattern` of any string property, and whether one
+/// was removed. Properties of unknown types are left as received (E6).
+fn mcp_schema_json(acp: &Value) -> (Value, bool) {
+    let mut json = acp.clone();
+    let mut removed = false;
+    if let Some(properties) = json.get_mut("properties").and_then(Value::as_object_mut) {
+        for property in properties.values_mut() {
+            if let Some(property) = property.as_object_mut() {
+                if property.get("type").and_then(Value::as_str) == Some("string") {
+                    removed |= property.remove("pattern").is_some();
+                }
+            }
+        }
+    }
+    (json, removed)
+}
+
+impl From<RequestedSchema> for McpSchema {
+    fn from(schema: RequestedSchema) -> Self {
+        McpSchema::new(schema)
+    }
+}
+
+impl From<&'static RequestedSchema> for McpSchema {
+    fn from(schema: &'static RequestedSchema) -> Self {
+        McpSchema::from_static(schema)
+    }
+}
+
+impl Serialize for McpSchema {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for McpSchema {
+    /// The lenient parse ([`McpSchema::from_json`]).
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let json = Value::deserialize(deserializer)?;
+        McpSchema::from_json(&json).map_err(serde::de::Error::custom)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Form params (both versions)
+
+/// The params of a form-mode MCP elicitation: `{"mode"?: "form", "message",
+/// "requestedSchema", "_meta"?}`, the same in 2025-11-25 and 2026-07-28. No scope
+/// (M1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormParams {
+    message: String,
+    requested_schema: McpSchema,
+    meta: Option<Meta>,
+}
+
+impl FormParams {
+    /// Form params.
+    pub fn new(message: impl Into<String>, requested_schema: impl Into<McpSchema>) -> Self {
+        FormParams {
+            message: message.into(),
+            requested_schema: requested_schema.into(),
+            meta: None,
+        }
+    }
+
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
+        self.meta = meta;
+        self
+    }
+
+    /// The message to show the user.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The schema.
+    pub fn requested_schema(&self) -> &McpSchema {
+        &self.requested_schema
+    }
+
+    /// `_meta`.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    /// Reads the params of a form request whose `mode` is absent or `"form"` (M1).
+    fn from_object(obj: &Map<String, Value>, options: &ParseOptions) -> Result<Self, ParamsError> {
+        let message = read_message(obj)?;
+        let schema = obj
+            .get("requestedSchema")
+            .ok_or_else(|| ParamsError::missing("requestedSchema"))?;
+        let requested_schema = McpSchema::parse(schema, options)
+            .map_err(|e| ParamsError::new("/requestedSchema", ParamsErrorKind::Schema(e)))?;
+        Ok(FormParams {
+            message,
+            requested_schema,
+            meta: read_meta(obj),
+        })
+    }
+
+    fn write<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        // `mode` is optional for form in MCP (M1) but always written: explicit is read
+        // the same by every version.
+        map.serialize_entry("mode", Mode::Form.as_str())?;
+        map.serialize_entry("message", &self.message)?;
+        map.serialize_entry("requestedSchema", &self.requested_schema)?;
+        if let Some(meta) = &self.meta {
+            map.serialize_entry("_meta", meta)?;
+        }
+        Ok(())
+    }
+
+    /// The ACP request for this form in `scope` (M1: MCP has none, the caller knows
+    /// it). The schema is kept as parsed; ACP emission writes it whole.
+    pub fn into_acp(self, scope: super::Scope) -> CreateElicitation {
+        CreateElicitation::form_ref(scope, self.message, self.requested_schema.into_ref())
+            .with_meta(self.meta)
+    }
+}
+
+/// The `mode` of MCP params: absent means form (M1). MCP has no custom modes: any
+/// other value is an error.
+fn read_mcp_mode(obj: &Map<String, Value>) -> Result<Mode, ParamsError> {
+    match obj.get("mode") {
+        None => Ok(Mode::Form),
+        Some(Value::String(mode)) => Mode::from_wire(mode)
+            .ok_or_else(|| ParamsError::wrong_type("mode", "\"form\" or \"url\"")),
+        Some(_) => Err(ParamsError::wrong_type("mode", "\"form\" or \"url\"")),
+    }
+}
+
+fn read_message(obj: &Map<String, Value>) -> Result<String, ParamsError> {
+    match obj.get("message") {
+        Some(Value::String(message)) => Ok(message.clone()),
+        None => Err(ParamsError::missing("message")),
+        Some(_) => Err(ParamsError::wrong_type("message", "a string")),
+    }
+}
+
+fn read_url(obj: &Map<String, Value>) -> Result<String, ParamsError> {
+    let url = match obj.get("url") {
+        Some(Value::String(url)) => url.clone(),
+        None => return Err(ParamsError::missing("url")),
+        Some(_) => return Err(ParamsError::wrong_type("url", "a string")),
+    };
+    check_url(&url)?;
+    Ok(url)
+}
+
+fn params_object(json: &Value) -> Result<&Map<String, Value>, ParamsError> {
+    json.as_object()
+        .ok_or_else(|| ParamsError::new("", ParamsErrorKind::NotAnObject))
+}
+
+/// Reads `{"method": "elicitation/create", "params"}` and returns the params.
+fn request_params(json: &Value) -> Result<&Value, ParamsError> {
+    let obj = params_object(json)?;
+    match obj.get("method") {
+        Some(Value::String(m)) if m == ELICITATION_CREATE => {}
+        None => return Err(ParamsError::missing("method")),
+        Some(_) => return Err(ParamsError::wrong_type("method", "\"elicitation/create\"")),
+    }
+    obj.get("params")
+        .ok_or_else(|| ParamsError::missing("params"))
+}
+
+// ---------------------------------------------------------------------------------------
+// Result (both versions)
+
+/// MCP's three actions. Unlike ACP (E6) MCP's set is closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum McpAction {
+    /// Submitted, or consented to open the URL.
+    Accept,
+    /// Explicitly refused.
+    Decline,
+    /// Dismissed.
+    Cancel,
+}
+
+impl McpAction {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            McpAction::Accept => "accept",
+            McpAction::Decline => "decline",
+            McpAction::Cancel => "cancel",
+        }
+    }
+}
+
+/// The client's answer to an MCP elicitation: `{"action", "content"?, "_meta"?}` — the
+/// `ElicitResult` of 2025-11-25 and an `inputResponses` entry of 2026-07-28.
+///
+/// As in ACP, `content` is read only on accept; omitted and `null` are the same (R2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitResult {
+    action: McpAction,
+    content: Option<Map<String, Value>>,
+    meta: Option<Meta>,
+}
+
+impl ElicitResult {
+    /// `accept` with form content.
+    pub fn accept(content: Map<String, Value>) -> Self {
+        ElicitResult {
+            action: McpAction::Accept,
+            content: Some(content),
+            meta: None,
+        }
+    }
+
+    /// `accept` without content (URL mode).
+    pub fn accept_without_content() -> Self {
+        ElicitResult {
+            action: McpAction::Accept,
+            content: None,
+            meta: None,
+        }
+    }
+
+    /// `decline`.
+    pub fn decline() -> Self {
+        ElicitResult {
+            action: McpAction::Decline,
+            content: None,
+            meta: None,
+        }
+    }
+
+    /// `cancel`.
+    pub fn cancel() -> Self {
+        ElicitResult {
+            action: McpAction::Cancel,
+            content: None,
+            meta: None,
+        }
+    }
+
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
+        self.meta = meta;
+        self
+    }
+
+    /// What the user did.
+    pub fn action(&self) -> McpAction {
+        self.action
+    }
+
+    /// The content, on accept only.
+    pub fn content(&self) -> Option<&Map<String, Value>> {
+        self.content.as_ref()
+    }
+
+    /// `_meta`.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    /// Reads a result. Refused: not an object, no string `action`, an action other
+    /// than the three, `content` on accept that is neither an object nor `null`.
+    pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
+        let obj = params_object(json)?;
+        let action = match obj.get("action") {
+            Some(Value::String(a)) => match a.as_str() {
+                "accept" => McpAction::Accept,
+                "decline" => McpAction::Decline,
+                "cancel" => McpAction::Cancel,
+                _ => {
+                    return Err(ParamsError::wrong_type(
+                        "action",
+                        "\"accept\", \"decline\" or \"cancel\"",
+                    ))
+                }
+            },
+            None => return Err(ParamsError::missing("action")),
+            Some(_) => return Err(ParamsError::wrong_type("action", "a string")),
+        };
+        let content = match obj.get("content") {
+            // R2: content only counts on accept, where absent and null are the same.
+            _ if action != McpAction::Accept => None,
+            None | Some(Value::Null) => None,
+            Some(Value::Object(c)) => Some(c.clone()),
+            Some(_) => {
+                return Err(ParamsError::wrong_type(
+                    "content",
+                    "an object of property values",
+                ))
+            }
+        };
+        Ok(ElicitResult {
+            action,
+            content,
+            meta: obj.get("_meta").and_then(Value::as_object).cloned(),
+        })
+    }
+
+    /// The wire JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The whole JSON-RPC response: `{"jsonrpc": "2.0", "id", "result"}` (2025-11-25).
+    pub fn to_response(&self, id: &RequestId) -> Value {
+        json!({ "jsonrpc": "2.0", "id": id.to_json(), "result": self.to_json() })
+    }
+}
+
+impl Serialize for ElicitResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("action", self.action.as_str())?;
+        if let Some(content) = &self.content {
+            map.serialize_entry("content", content)?;
+        }
+        if let Some(meta) = &self.meta {
+            map.serialize_entry("_meta", meta)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let json = Value::deserialize(deserializer)?;
+        ElicitResult::from_json(&json).map_err(serde::de::Error::custom)
+    }
+}
+
+impl From<&ElicitResult> for ElicitationResponse {
+    /// The same answer in ACP form.
+    fn from(mcp: &ElicitResult) -> Self {
+        let response = match (mcp.action, &mcp.content) {
+            (McpAction::Accept, Some(content)) => ElicitationResponse::accept(content.clone()),
+            (McpAction::Accept, None) => ElicitationResponse::accept_without_content(),
+            (McpAction::Decline, _) => ElicitationResponse::decline(),
+            (McpAction::Cancel, _) => ElicitationResponse::cancel(),
+        };
+        response.with_meta(mcp.meta.clone())
+    }
+}
+
+impl TryFrom<&ElicitationResponse> for ElicitResult {
+    type Error = ConversionError;
+
+    /// The same answer in MCP form; a custom or future ACP action has none.
+    fn try_from(acp: &ElicitationResponse) -> Result<Self, ConversionError> {
+        let result = match acp.action() {
+            Action::Accept => match acp.content() {
+                Some(content) => ElicitResult::accept(content.clone()),
+                None => ElicitResult::accept_without_content(),
+            },
+            Action::Decline => ElicitResult::decline(),
+            Action::Cancel => ElicitResult::cancel(),
+            Action::Other(action) => return Err(ConversionError::UnknownAction(action.clone())),
+        };
+        Ok(result.with_meta(acp.meta().cloned()))
+    }
+}
+
+/// The form params of an ACP request, scope dropped (M1); `None` for URL or unknown
+/// modes.
+fn acp_form_params(acp: &CreateElicitation) -> Option<FormParams> {
+    let schema = acp.schema_ref()?.clone();
+    Some(FormParams {
+        message: acp.message().to_owned(),
+        requested_schema: McpSchema::from_ref(schema),
+        meta: acp.meta().cloned(),
+    })
+}

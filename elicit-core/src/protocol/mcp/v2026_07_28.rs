@@ -1,0 +1,517 @@
+//! MCP 2026-07-28 (M6): elicitations travel inside an `InputRequiredResult`
+//! (`inputRequests`, keyed by the server) and come back in `inputResponses`; URL params
+//! have no `elicitationId`; there is no completion notification and no `-32042`; the
+//! client's capabilities come with every request in
+//! `_meta["io.modelcontextprotocol/clientCapabilities"]`, and a missing one is `-32021`.
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{json, Map, Value};
+
+use super::{
+    acp_form_params, params_object, read_mcp_mode, read_message, read_url, request_params,
+    ConversionError, ElicitResult, FormParams, McpElicitationCapabilities,
+    CLIENT_CAPABILITIES_META_KEY, ELICITATION_CREATE, MISSING_REQUIRED_CLIENT_CAPABILITY,
+};
+use crate::protocol::capabilities::{read_meta, Mode};
+use crate::protocol::create::{check_url, CreateElicitation, ModeParams, Scope};
+use crate::protocol::error::{ParamsError, ParamsErrorKind};
+use crate::protocol::jsonrpc::JsonRpcError;
+use crate::schema::{Meta, ParseOptions};
+
+/// The protocol version string.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The `resultType` of an [`InputRequiredResult`].
+pub const INPUT_REQUIRED: &str = "input_required";
+
+/// The params of a URL-mode request: `{"mode": "url", "message", "url"}`. No
+/// `elicitationId` (M6) and no scope (M1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlParams {
+    message: String,
+    url: String,
+}
+
+impl UrlParams {
+    /// URL params; refused when `url` is not an absolute URI.
+    pub fn new(message: impl Into<String>, url: impl Into<String>) -> Result<Self, ParamsError> {
+        let url = url.into();
+        check_url(&url)?;
+        Ok(UrlParams {
+            message: message.into(),
+            url,
+        })
+    }
+
+    /// The message to show the user.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Where to send the user.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn from_object(obj: &Map<String, Value>) -> Result<Self, ParamsError> {
+        Ok(UrlParams {
+            message: read_message(obj)?,
+            url: read_url(obj)?,
+        })
+    }
+
+    fn write<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        map.serialize_entry("mode", Mode::Url.as_str())?;
+        map.serialize_entry("message", &self.message)?;
+        map.serialize_entry("url", &self.url)
+    }
+
+    /// The ACP request for this URL in `scope`, with an `elicitationId` the agent
+    /// mints (U4): ACP requires one and this version has none (M6).
+    pub fn into_acp(self, scope: Scope, elicitation_id: impl Into<String>) -> CreateElicitation {
+        CreateElicitation::url_unchecked(scope, self.message, elicitation_id.into(), self.url)
+    }
+}
+
+/// The params of `elicitation/create` in MCP 2026-07-28: form or URL, no scope (M1).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitRequestParams {
+    /// Form mode; `mode` may be omitted on the wire.
+    Form(FormParams),
+    /// URL mode, without `elicitationId`.
+    Url(UrlParams),
+}
+
+impl ElicitRequestParams {
+    /// Reads the params; a form schema with the lenient parse (M5).
+    pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
+        Self::parse(json, &ParseOptions::lenient())
+    }
+
+    /// Reads the params, parsing a form schema with these options.
+    pub fn parse(json: &Value, options: &ParseOptions) -> Result<Self, ParamsError> {
+        let obj = params_object(json)?;
+        Ok(match read_mcp_mode(obj)? {
+            Mode::Form => ElicitRequestParams::Form(FormParams::from_object(obj, options)?),
+            Mode::Url => ElicitRequestParams::Url(UrlParams::from_object(obj)?),
+        })
+    }
+
+    /// The wire JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        match self {
+            ElicitRequestParams::Form(_) => Mode::Form,
+            ElicitRequestParams::Url(_) => Mode::Url,
+        }
+    }
+
+    /// The message to show the user.
+    pub fn message(&self) -> &str {
+        match self {
+            ElicitRequestParams::Form(f) => f.message(),
+            ElicitRequestParams::Url(u) => u.message(),
+        }
+    }
+
+    /// The ACP request for these params in `scope`. A URL request needs an
+    /// `elicitationId` the agent mints (U4); without one it is refused.
+    pub fn into_acp(
+        self,
+        scope: Scope,
+        elicitation_id: Option<String>,
+    ) -> Result<CreateElicitation, ConversionError> {
+        match self {
+            ElicitRequestParams::Form(f) => Ok(f.into_acp(scope)),
+            ElicitRequestParams::Url(u) => match elicitation_id {
+                Some(id) => Ok(u.into_acp(scope, id)),
+                None => Err(ConversionError::MissingElicitationId),
+            },
+        }
+    }
+}
+
+impl Serialize for ElicitRequestParams {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self {
+            ElicitRequestParams::Form(f) => f.write(&mut map)?,
+            ElicitRequestParams::Url(u) => u.write(&mut map)?,
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitRequestParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let json = Value::deserialize(deserializer)?;
+        ElicitRequestParams::from_json(&json).map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<&CreateElicitation> for ElicitRequestParams {
+    type Error = ConversionError;
+
+    /// The MCP form of an ACP request: the scope is dropped (M1), and for URL mode the
+    /// `elicitationId` too (M6: the agent keeps the mapping from its input-request key).
+    /// A schema loses only `pattern` when written (M7). A custom or future ACP mode has
+    /// no MCP form.
+    fn try_from(acp: &CreateElicitation) -> Result<Self, ConversionError> {
+        match acp.params() {
+            ModeParams::Form { .. } => acp_form_params(acp)
+                .map(ElicitRequestParams::Form)
+                .ok_or_else(|| ConversionError::UnknownMode(acp.mode_name().to_owned())),
+            ModeParams::Url { url, .. } => Ok(ElicitRequestParams::Url(UrlParams {
+                message: acp.message().to_owned(),
+                url: url.to_owned(),
+            })),
+            ModeParams::Other { mode, .. } => Err(ConversionError::UnknownMode(mode.to_owned())),
+        }
+    }
+}
+
+/// An elicitation as an input request: `{"method": "elicitation/create", "params"}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitRequest {
+    /// The params.
+    pub params: ElicitRequestParams,
+}
+
+impl ElicitRequest {
+    /// Reads `{"method": "elicitation/create", "params"}`.
+    pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
+        let params = request_params(json)?;
+        let params = ElicitRequestParams::from_json(params).map_err(|e| e.under("/params"))?;
+        Ok(ElicitRequest { params })
+    }
+
+    /// The wire JSON.
+    pub fn to_json(&self) -> Value {
+        json!({ "method": ELICITATION_CREATE, "params": self.params.to_json() })
+    }
+}
+
+/// One entry of `inputRequests`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputRequest {
+    /// An elicitation.
+    Elicitation(ElicitRequestParams),
+    /// Any other input request (sampling, roots), kept as received.
+    Other(Map<String, Value>),
+}
+
+impl InputRequest {
+    fn from_json(json: &Value) -> Result<Self, ParamsError> {
+        let obj = params_object(json)?;
+        match obj.get("method") {
+            Some(Value::String(m)) if m == ELICITATION_CREATE => {
+                ElicitRequest::from_json(json).map(|r| InputRequest::Elicitation(r.params))
+            }
+            Some(Value::String(_)) => Ok(InputRequest::Other(obj.clone())),
+            None => Err(ParamsError::missing("method")),
+            Some(_) => Err(ParamsError::wrong_type("method", "a string")),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            InputRequest::Elicitation(params) => ElicitRequest {
+                params: params.clone(),
+            }
+            .to_json(),
+            InputRequest::Other(raw) => Value::Object(raw.clone()),
+        }
+    }
+}
+
+/// `inputRequests`: input requests keyed by server-assigned keys, in order (M6).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InputRequests {
+    entries: Vec<(String, InputRequest)>,
+}
+
+impl InputRequests {
+    /// No requests.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) an elicitation under `key`.
+    pub fn insert_elicitation(&mut self, key: impl Into<String>, params: ElicitRequestParams) {
+        self.insert(key.into(), InputRequest::Elicitation(params));
+    }
+
+    /// Adds (or replaces) any input request under `key`.
+    pub fn insert(&mut self, key: String, request: InputRequest) {
+        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = request,
+            None => self.entries.push((key, request)),
+        }
+    }
+
+    /// The request under `key`.
+    pub fn get(&self, key: &str) -> Option<&InputRequest> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, r)| r)
+    }
+
+    /// Every entry, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &InputRequest)> + '_ {
+        self.entries.iter().map(|(k, r)| (k.as_str(), r))
+    }
+
+    /// The elicitations, with their keys, in order.
+    pub fn elicitations(&self) -> impl Iterator<Item = (&str, &ElicitRequestParams)> + '_ {
+        self.entries.iter().filter_map(|(k, r)| match r {
+            InputRequest::Elicitation(p) => Some((k.as_str(), p)),
+            InputRequest::Other(_) => None,
+        })
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Reads the map. Elicitation entries are parsed (schemas leniently, M5); others
+    /// are kept as received.
+    pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
+        let obj = params_object(json)?;
+        let entries = obj
+            .iter()
+            .map(|(key, value)| {
+                InputRequest::from_json(value)
+                    .map(|r| (key.clone(), r))
+                    .map_err(|e| e.under(&format!("/{}", escape_pointer(key))))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(InputRequests { entries })
+    }
+
+    /// The wire JSON.
+    pub fn to_json(&self) -> Value {
+        Value::Object(
+            self.entries
+                .iter()
+                .map(|(k, r)| (k.clone(), r.to_json()))
+                .collect(),
+        )
+    }
+}
+
+/// The result a server returns when it needs input first (M6):
+/// `{"resultType": "input_required", "inputRequests"?, "requestState"?, "_meta"?}`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InputRequiredResult {
+    /// The input requests.
+    pub input_requests: Option<InputRequests>,
+    /// Opaque state the client sends back with its responses.
+    pub request_state: Option<String>,
+    /// `_meta`.
+    pub meta: Option<Meta>,
+}
+
+impl InputRequiredResult {
+    /// Reads the result; `resultType` must be `input_required`.
+    pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
+        let obj = params_object(json)?;
+        match obj.get("resultType") {
+            Some(Value::String(t)) if t == INPUT_REQUIRED => {}
+            None => return Err(ParamsError::missing("resultType")),
+            Some(_) => return Err(ParamsError::wrong_type("resultType", "\"input_required\"")),
+        }
+        let input_requests = match obj.get("inputRequests") {
+            None | Some(Value::Null) => None,
+            Some(requests) => {
+                Some(InputRequests::from_json(requests).map_err(|e| e.under("/inputRequests"))?)
+            }
+        };
+        let request_state = match obj.get("requestState") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(ParamsError::wrong_type("requestState", "a string")),
+        };
+        Ok(InputRequiredResult {
+            input_requests,
+            request_state,
+            meta: read_meta(obj),
+        })
+    }
+
+    /// The wire JSON.
+    pub fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("resultType".to_owned(), Value::from(INPUT_REQUIRED));
+        if let Some(requests) = &self.input_requests {
+            map.insert("inputRequests".to_owned(), requests.to_json());
+        }
+        if let Some(state) = &self.request_state {
+            map.insert("requestState".to_owned(), Value::from(state.clone()));
+        }
+        if let Some(meta) = &self.meta {
+            map.insert("_meta".to_owned(), Value::Object(meta.clone()));
+        }
+        Value::Object(map)
+    }
+}
+
+/// One entry of `inputResponses`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputResponse {
+    /// The answer to an elicitation.
+    Elicitation(ElicitResult),
+    /// Any other input response (sampling, roots), kept as received.
+    Other(Map<String, Value>),
+}
+
+/// `inputResponses`: the client's answers, keyed as the requests were (M6).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InputResponses {
+    entries: Vec<(String, InputResponse)>,
+}
+
+impl InputResponses {
+    /// No responses.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) the answer to the elicitation under `key`.
+    pub fn insert_elicitation(&mut self, key: impl Into<String>, result: ElicitResult) {
+        self.insert(key.into(), InputResponse::Elicitation(result));
+    }
+
+    /// Adds (or replaces) any response under `key`.
+    pub fn insert(&mut self, key: String, response: InputResponse) {
+        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = response,
+            None => self.entries.push((key, response)),
+        }
+    }
+
+    /// The response under `key`.
+    pub fn get(&self, key: &str) -> Option<&InputResponse> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, r)| r)
+    }
+
+    /// The answer to the elicitation sent under `key`, if that entry is one.
+    pub fn elicitation(&self, key: &str) -> Option<&ElicitResult> {
+        match self.get(key)? {
+            InputResponse::Elicitation(result) => Some(result),
+            InputResponse::Other(_) => None,
+        }
+    }
+
+    /// Every entry, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &InputResponse)> + '_ {
+        self.entries.iter().map(|(k, r)| (k.as_str(), r))
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Reads the map. An entry with an `action` member is read as an elicitation
+    /// result (and refused if malformed); any other entry is kept as received.
+    pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
+        let obj = params_object(json)?;
+        let entries = obj
+            .iter()
+            .map(|(key, value)| {
+                let response = match value.as_object() {
+                    Some(o) if o.contains_key("action") => ElicitResult::from_json(value)
+                        .map(InputResponse::Elicitation)
+                        .map_err(|e| e.under(&format!("/{}", escape_pointer(key))))?,
+                    Some(o) => InputResponse::Other(o.clone()),
+                    None => {
+                        return Err(ParamsError::new(
+                            format!("/{}", escape_pointer(key)),
+                            ParamsErrorKind::NotAnObject,
+                        ))
+                    }
+                };
+                Ok((key.clone(), response))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(InputResponses { entries })
+    }
+
+    /// The wire JSON.
+    pub fn to_json(&self) -> Value {
+        Value::Object(
+            self.entries
+                .iter()
+                .map(|(k, r)| {
+                    let value = match r {
+                        InputResponse::Elicitation(result) => result.to_json(),
+                        InputResponse::Other(raw) => Value::Object(raw.clone()),
+                    };
+                    (k.clone(), value)
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The client's elicitation capability as sent with a request (M6): read from
+/// `params._meta["io.modelcontextprotocol/clientCapabilities"].elicitation`, with MCP
+/// semantics (M2).
+pub fn client_capabilities_from_meta(
+    request_meta: &Map<String, Value>,
+) -> McpElicitationCapabilities {
+    McpElicitationCapabilities::from_json(
+        request_meta
+            .get(CLIENT_CAPABILITIES_META_KEY)
+            .and_then(|caps| caps.get("elicitation")),
+    )
+}
+
+/// The `-32021` error a server answers with when the request needs an elicitation
+/// capability the client did not send (M6): `data: {"requiredCapabilities":
+/// {"elicitation": …}}`.
+pub fn missing_required_capability(
+    message: impl Into<String>,
+    required: &McpElicitationCapabilities,
+) -> JsonRpcError {
+    let elicitation = required.to_json().unwrap_or_else(|| json!({}));
+    JsonRpcError::new(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message,
+        Some(json!({ "requiredCapabilities": { "elicitation": elicitation } })),
+    )
+}
+
+/// The elicitation capability a `-32021` error asks for; `None` for any other error or
+/// when it asks for no elicitation capability.
+pub fn required_capability(error: &JsonRpcError) -> Option<McpElicitationCapabilities> {
+    if error.code() != MISSING_REQUIRED_CLIENT_CAPABILITY {
+        return None;
+    }
+    let caps = McpElicitationCapabilities::from_json(
+        error
+            .data()?
+            .get("requiredCapabilities")?
+            .get("elicitation"),
+    );
+    caps.is_present().then_some(caps)
+}
+
+/// RFC 6901: `~` and `/` in a key are escaped in a pointer.
+fn escape_pointer(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}

@@ -1,0 +1,479 @@
+//! Typed forms: the [`Elicit`] trait that `#[derive(Elicit)]` implements, the field
+//! traits that map Rust types to property kinds, and [`Elicited`].
+//!
+//! The derive never looks at type names. Each field's kind comes from its type's
+//! [`Field`] implementation, so aliases and paths work, and a type that cannot be a flat
+//! form field fails to compile with a message saying what to use instead.
+
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashSet};
+use std::hash::Hash;
+
+use serde_json::{Map, Value};
+
+use crate::content::{ValidationError, ValidationErrors};
+use crate::protocol::{Action, ElicitationResponse};
+use crate::schema::check::json_type_name;
+use crate::schema::parse::value_to_i64;
+use crate::schema::{EnumOption, Property, RequestedSchema, Text, Violation};
+
+#[doc(hidden)]
+pub mod private;
+
+/// The outcome of an elicitation for a typed form (R1, R5): the agent must handle all
+/// three.
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "an elicitation can be declined or cancelled; handle every outcome (R5)"]
+pub enum Elicited<T> {
+    /// The user submitted the form; the content was valid and parsed.
+    Accepted(T),
+    /// The user explicitly refused.
+    Declined,
+    /// The user dismissed the request without choosing.
+    Cancelled,
+}
+
+impl<T> Elicited<T> {
+    /// The accepted value, if any.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Elicited::Accepted(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Maps the accepted value.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Elicited<U> {
+        match self {
+            Elicited::Accepted(t) => Elicited::Accepted(f(t)),
+            Elicited::Declined => Elicited::Declined,
+            Elicited::Cancelled => Elicited::Cancelled,
+        }
+    }
+}
+
+/// A type that is an elicitation form. Implement it with `#[derive(Elicit)]`.
+pub trait Elicit: Sized {
+    /// The form's schema: a compile-time constant, in declaration order (D13).
+    fn requested_schema() -> &'static RequestedSchema;
+
+    /// Validates `content` exactly as [`RequestedSchema::validate`] does, reporting the
+    /// same errors, then builds the value (integers written as `3.0` convert, D5; an
+    /// absent optional field is `None`; `null` is an error, D10; unknown keys are
+    /// ignored unless the type denies them, D9).
+    fn from_content(content: &Value) -> Result<Self, ValidationErrors>;
+
+    /// The content that answers this form with this value.
+    fn to_content(&self) -> Value;
+
+    /// Reads a client's response (F3, R1–R5): `accept` re-validates and parses the
+    /// content (absent content is an empty object, R2); `decline` and `cancel` carry no
+    /// content. An action this crate does not know is an error: the agent must not take
+    /// it for success.
+    fn from_response(response: &ElicitationResponse) -> Result<Elicited<Self>, ValidationErrors> {
+        match response.action() {
+            Action::Accept => {
+                let empty = Value::Object(serde_json::Map::new());
+                let content = response.content_value().unwrap_or(&empty);
+                Self::from_content(content).map(Elicited::Accepted)
+            }
+            Action::Decline => Ok(Elicited::Declined),
+            Action::Cancel => Ok(Elicited::Cancelled),
+            Action::Other(action) => Err(ValidationErrors::single(ValidationError {
+                property: None,
+                violation: Violation::UnknownAction {
+                    action: action.to_string(),
+                },
+            })),
+        }
+    }
+}
+
+/// What kind of property a Rust type is, before the field's attributes add constraints.
+/// Const-constructible, so a derived schema is built at compile time.
+#[derive(Debug, Clone, Copy)]
+pub enum Shape {
+    /// Free text.
+    Text,
+    /// An integer whose Rust type holds exactly `min..=max` (clamped to int64).
+    Integer {
+        /// The type's smallest value (clamped to int64).
+        min: i64,
+        /// The type's largest value (clamped to int64).
+        max: i64,
+    },
+    /// A floating-point number; `f32` bounds its range, `f64` does not.
+    Number {
+        /// The smallest finite value of the type, if narrower than a double.
+        min: Option<f64>,
+        /// The largest finite value of the type, if narrower than a double.
+        max: Option<f64>,
+    },
+    /// `true` or `false`.
+    Boolean,
+    /// One of the options of a unit-only enum.
+    SingleSelect(OptionList),
+    /// Any number of the options of a unit-only enum.
+    MultiSelect(OptionList),
+}
+
+/// The options of a derived enum, borrowed for compile-time schemas.
+#[derive(Debug, Clone, Copy)]
+pub enum OptionList {
+    /// Untitled options (`enum`).
+    Untitled(&'static [Text]),
+    /// Titled options (`oneOf` / `anyOf`).
+    Titled(&'static [EnumOption]),
+}
+
+/// A Rust type that can be one field of a flat elicitation form.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an elicitation form",
+    label = "not a flat form field",
+    note = "elicitation forms are flat: a field is a `String`, `bool`, an integer, `f32`/`f64`, a unit-only enum with `#[derive(Elicit)]`, an `Option` of one of these, or a `Vec`, `BTreeSet` or `HashSet` of such an enum (a multi-select)",
+    note = "split a nested struct into separate fields, use a multi-select enum instead of `Vec<String>`, and ask for maps or tuples as separate fields"
+)]
+pub trait Field: Sized {
+    /// The property kind of this type.
+    const SHAPE: Shape;
+    /// Whether the field must be present (`false` for `Option`).
+    const REQUIRED: bool = true;
+    /// The Rust type's name, for messages.
+    const RUST_TYPE: &'static str;
+
+    /// Builds the value from JSON already validated against this field's property.
+    /// Errors only for a value the property admits but the type cannot hold (D5).
+    fn from_json(value: &Value) -> Result<Self, Violation>;
+
+    /// The value when the key is absent: `None` for a required field.
+    fn absent() -> Option<Self> {
+        None
+    }
+
+    /// The JSON of this value; `None` leaves the key out (an empty `Option`).
+    fn to_json(&self) -> Option<Value>;
+
+    /// Reads this field of a form's content; what `#[derive(Elicit)]` calls. Not a
+    /// public API. A method rather than a function so that a type which is not a
+    /// `Field` gets one error at the field's type, not one per use.
+    #[doc(hidden)]
+    fn __read(
+        value: Option<&Value>,
+        property: &Property,
+        errors: &mut private::Errors,
+    ) -> Option<Self> {
+        private::field::<Self>(value, property, errors)
+    }
+
+    /// Writes this field into a form's content; what `#[derive(Elicit)]` calls. Not a
+    /// public API (see [`Field::__read`]).
+    #[doc(hidden)]
+    fn __write(&self, content: &mut Map<String, Value>, name: &str) {
+        private::put(content, name, self)
+    }
+}
+
+/// A unit-only enum usable as a select option; implemented by `#[derive(Elicit)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an option type",
+    label = "not a unit-only enum deriving `Elicit`",
+    note = "a multi-select is a `Vec`, `BTreeSet` or `HashSet` of a unit-only enum with `#[derive(Elicit)]`; free-text lists are not allowed in elicitation forms"
+)]
+pub trait SelectOption: Sized + 'static {
+    /// The options, in declaration order.
+    const OPTIONS: OptionList;
+    /// The variant whose wire value is `value`.
+    fn from_option(value: &str) -> Option<Self>;
+    /// This variant's wire value.
+    fn as_option(&self) -> &'static str;
+}
+
+/// Types that may carry `min_length`, `max_length`, `pattern` and `format`.
+#[diagnostic::on_unimplemented(
+    message = "this attribute applies to string fields, and `{Self}` is not one",
+    label = "not a string field",
+    note = "`min_length`, `max_length`, `pattern` and `format` constrain text; use `minimum`/`maximum` for numbers and `min_items`/`max_items` for multi-selects"
+)]
+pub trait TextField {}
+
+/// Types that may carry `minimum` and `maximum`.
+#[diagnostic::on_unimplemented(
+    message = "this attribute applies to number fields, and `{Self}` is not one",
+    label = "not a number field",
+    note = "`minimum`, `maximum` and a numeric `default` apply to numbers; use `min_length`/`max_length` for text and `min_items`/`max_items` for multi-selects"
+)]
+pub trait NumericField {}
+
+/// Types that may carry `min_items` and `max_items`.
+#[diagnostic::on_unimplemented(
+    message = "this attribute applies to multi-select fields, and `{Self}` is not one",
+    label = "not a multi-select field",
+    note = "`min_items`, `max_items` and a list `default` apply to multi-selects: a `Vec`, `BTreeSet` or `HashSet` of a unit-only enum with `#[derive(Elicit)]`"
+)]
+pub trait MultiSelectField {}
+
+/// Types that may carry a string `default`: text and single-select fields.
+#[diagnostic::on_unimplemented(
+    message = "a string `default` applies to text and single-select fields, and `{Self}` is not one",
+    label = "not a text or single-select field",
+    note = "write `default = 3` for numbers, `default = true` for booleans and `default = [\"a\", \"b\"]` for multi-selects"
+)]
+pub trait StringDefaultField {}
+
+/// Types that may carry `default = true` or `default = false`.
+#[diagnostic::on_unimplemented(
+    message = "a boolean `default` applies to `bool` fields, and `{Self}` is not one",
+    label = "not a boolean field",
+    note = "write `default = \"text\"` for text and selects, `default = 3` for numbers and `default = [\"a\"]` for multi-selects"
+)]
+pub trait BooleanField {}
+
+/// Types that are not `Option`: what `Option<T>` may wrap.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be wrapped in `Option` in an elicitation form",
+    note = "an optional field is `Option<T>` with `T` a plain field type; `Option<Option<T>>` has no meaning on the wire"
+)]
+pub trait NonOptional {}
+
+// ---- strings ------------------------------------------------------------------------
+
+impl Field for String {
+    const SHAPE: Shape = Shape::Text;
+    const RUST_TYPE: &'static str = "String";
+    fn from_json(value: &Value) -> Result<Self, Violation> {
+        match value {
+            Value::String(s) => Ok(s.clone()),
+            other => Err(wrong_type("a string", other)),
+        }
+    }
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::String(self.clone()))
+    }
+}
+impl TextField for String {}
+impl StringDefaultField for String {}
+impl NonOptional for String {}
+
+impl Field for Cow<'static, str> {
+    const SHAPE: Shape = Shape::Text;
+    const RUST_TYPE: &'static str = "Cow<'static, str>";
+    fn from_json(value: &Value) -> Result<Self, Violation> {
+        String::from_json(value).map(Cow::Owned)
+    }
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::String(self.to_string()))
+    }
+}
+impl TextField for Cow<'static, str> {}
+impl StringDefaultField for Cow<'static, str> {}
+impl NonOptional for Cow<'static, str> {}
+
+fn wrong_type(expected: &'static str, found: &Value) -> Violation {
+    Violation::WrongType {
+        expected,
+        found: json_type_name(found),
+    }
+}
+
+// ---- booleans -----------------------------------------------------------------------
+
+impl Field for bool {
+    const SHAPE: Shape = Shape::Boolean;
+    const RUST_TYPE: &'static str = "bool";
+    fn from_json(value: &Value) -> Result<Self, Violation> {
+        value
+            .as_bool()
+            .ok_or_else(|| wrong_type("a boolean", value))
+    }
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::Bool(*self))
+    }
+}
+impl BooleanField for bool {}
+impl NonOptional for bool {}
+
+// ---- integers -----------------------------------------------------------------------
+
+macro_rules! integer_field {
+    ($($t:ty),*) => {$(
+        impl Field for $t {
+            // The type's own range, clamped to int64 (the wire's integer): `u64`,
+            // `usize` and `i128`-sized values above `i64::MAX` cannot be asked for.
+            const SHAPE: Shape = Shape::Integer {
+                min: if (<$t>::MIN as i128) < (i64::MIN as i128) { i64::MIN } else { <$t>::MIN as i64 },
+                max: if (<$t>::MAX as i128) > (i64::MAX as i128) { i64::MAX } else { <$t>::MAX as i64 },
+            };
+            const RUST_TYPE: &'static str = stringify!($t);
+            fn from_json(value: &Value) -> Result<Self, Violation> {
+                let Value::Number(n) = value else {
+                    return Err(wrong_type("an integer", value));
+                };
+                // D5: `3.0` is the integer 3; a value outside the type is an error,
+                // never a wrap.
+                let i = value_to_i64(n).map_err(|_| Violation::OutOfTypeRange { rust_type: stringify!($t) })?;
+                <$t>::try_from(i).map_err(|_| Violation::OutOfTypeRange { rust_type: stringify!($t) })
+            }
+            fn to_json(&self) -> Option<Value> {
+                // Values above int64 cannot be sent; they are outside the schema's
+                // maximum too, so the form would refuse them.
+                Some(i64::try_from(*self).map_or(Value::Null, Value::from))
+            }
+        }
+        impl NumericField for $t {}
+        impl NonOptional for $t {}
+    )*};
+}
+integer_field!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+// ---- floats -------------------------------------------------------------------------
+
+impl Field for f64 {
+    const SHAPE: Shape = Shape::Number {
+        min: None,
+        max: None,
+    };
+    const RUST_TYPE: &'static str = "f64";
+    fn from_json(value: &Value) -> Result<Self, Violation> {
+        value.as_f64().ok_or_else(|| wrong_type("a number", value))
+    }
+    fn to_json(&self) -> Option<Value> {
+        Some(serde_json::Number::from_f64(*self).map_or(Value::Null, Value::Number))
+    }
+}
+impl NumericField for f64 {}
+impl NonOptional for f64 {}
+
+impl Field for f32 {
+    // f32's finite range: a larger double would become infinity.
+    const SHAPE: Shape = Shape::Number {
+        min: Some(f32::MIN as f64),
+        max: Some(f32::MAX as f64),
+    };
+    const RUST_TYPE: &'static str = "f32";
+    fn from_json(value: &Value) -> Result<Self, Violation> {
+        let f = value
+            .as_f64()
+            .ok_or_else(|| wrong_type("a number", value))?;
+        let narrow = f as f32;
+        if narrow.is_finite() {
+            Ok(narrow)
+        } else {
+            Err(Violation::OutOfTypeRange { rust_type: "f32" })
+        }
+    }
+    fn to_json(&self) -> Option<Value> {
+        Some(serde_json::Number::from_f64(f64::from(*self)).map_or(Value::Null, Value::Number))
+    }
+}
+impl NumericField for f32 {}
+impl NonOptional for f32 {}
+
+// ---- optional fields ----------------------------------------------------------------
+
+impl<T: Field + NonOptional> Field for Option<T> {
+    const SHAPE: Shape = T::SHAPE;
+    const REQUIRED: bool = false;
+    const RUST_TYPE: &'static str = T::RUST_TYPE;
+    fn from_json(value: &Value) -> Result<Self, Violation> {
+        T::from_json(value).map(Some)
+    }
+    fn absent() -> Option<Self> {
+        Some(None)
+    }
+    fn to_json(&self) -> Option<Value> {
+        self.as_ref().and_then(T::to_json)
+    }
+}
+impl<T: TextField> TextField for Option<T> {}
+impl<T: NumericField> NumericField for Option<T> {}
+impl<T: MultiSelectField> MultiSelectField for Option<T> {}
+impl<T: StringDefaultField> StringDefaultField for Option<T> {}
+impl<T: BooleanField> BooleanField for Option<T> {}
+
+// ---- multi-selects ------------------------------------------------------------------
+
+fn collect_options<T: SelectOption, C: FromIterator<T>>(value: &Value) -> Result<C, Violation> {
+    let Value::Array(items) = value else {
+        return Err(wrong_type("an array of options", value));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| match item {
+            Value::String(s) => T::from_option(s).ok_or_else(|| Violation::ItemNotAnOption {
+                index,
+                value: s.clone(),
+            }),
+            other => Err(Violation::ItemWrongType {
+                index,
+                found: json_type_name(other),
+            }),
+        })
+        .collect()
+}
+
+fn options_json<'a, T: SelectOption>(items: impl Iterator<Item = &'a T>) -> Option<Value> {
+    Some(Value::Array(
+        items
+            .map(|t| Value::String(t.as_option().to_owned()))
+            .collect(),
+    ))
+}
+
+impl<T: SelectOption> Field for Vec<T> {
+    const SHAPE: Shape = Shape::MultiSelect(T::OPTIONS);
+    const RUST_TYPE: &'static str = "Vec";
+    fn from_json(value: &Value) -> Result<Self, Violation> {
+        collect_options(value)
+    }
+    fn to_json(&self) -> Option<Value> {
+        options_json(self.iter())
+    }
+}
+impl<T: SelectOption> MultiSelectField for Vec<T> {}
+impl<T: SelectOption> NonOptional for Vec<T> {}
+
+// A set drops repeated choices (V6 allows them on the wire; a set cannot hold them).
+impl<T: SelectOption + Ord> Field for BTreeSet<T> {
+    const SHAPE: Shape = Shape::MultiSelect(T::OPTIONS);
+    const RUST_TYPE: &'static str = "BTreeSet";
+    fn from_json(value: &Value) -> Result<Self, Violation> {
+        collect_options(value)
+    }
+    fn to_json(&self) -> Option<Value> {
+        options_json(self.iter())
+    }
+}
+impl<T: SelectOption + Ord> MultiSelectField for BTreeSet<T> {}
+impl<T: SelectOption + Ord> NonOptional for BTreeSet<T> {}
+
+impl<T: SelectOption + Hash + Eq, S: std::hash::BuildHasher + Default> Field for HashSet<T, S> {
+    const SHAPE: Shape = Shape::MultiSelect(T::OPTIONS);
+    const RUST_TYPE: &'static str = "HashSet";
+    fn from_json(value: &Value) -> Result<Self, Violation> {
+        collect_options(value)
+    }
+    fn to_json(&self) -> Option<Value> {
+        // A hash set has no order; send the choices in option order so the answer is
+        // deterministic.
+        let mut items: Vec<&T> = self.iter().collect();
+        items.sort_by_key(|t| option_index::<T>(t.as_option()));
+        options_json(items.into_iter())
+    }
+}
+impl<T: SelectOption + Hash + Eq, S: std::hash::BuildHasher + Default> MultiSelectField
+    for HashSet<T, S>
+{
+}
+impl<T: SelectOption + Hash + Eq, S: std::hash::BuildHasher + Default> NonOptional
+    for HashSet<T, S>
+{
+}
+
+fn option_index<T: SelectOption>(value: &str) -> usize {
+    match T::OPTIONS {
+        OptionList::Untitled(v) => v.iter().position(|o| o == value),
+        OptionList::Titled(v) => v.iter().position(|o| o.value() == value),
+    }
+    .unwrap_or(usize::MAX)
+}

@@ -1,0 +1,537 @@
+//! What `#[derive(Elicit)]` expands to. Not a public API: names and signatures change
+//! without notice. Generated code reaches it as `::elicit::__private`.
+//!
+//! The schema half is `const fn`: a field's property kind is computed at compile time
+//! from its type's [`Shape`] and the literal attributes, and an attribute the type
+//! cannot take stops compilation with a message (a `const` panic) when no marker trait
+//! caught it earlier.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+pub use serde_json::Value as JsonValue;
+pub use std::option::Option::{self, None, Some};
+pub use std::result::Result::{self, Err, Ok};
+
+pub use super::{
+    BooleanField, Elicit, Field, MultiSelectField, NonOptional, NumericField, OptionList,
+    SelectOption, Shape, StringDefaultField, TextField,
+};
+pub use crate::content::{ValidationError, ValidationErrors};
+pub use crate::format::Format;
+pub use crate::schema::{
+    BooleanSchema, EnumOption, IntegerSchema, MultiSelectSchema, NumberSchema, Options, Property,
+    PropertyKind, PropertySchema, RequestedSchema, SingleSelectSchema, StringSchema, Text,
+    Violation,
+};
+
+use crate::schema::check::{check_value, json_type_name};
+
+/// A numeric literal from an attribute.
+#[derive(Debug, Clone, Copy)]
+pub enum Num {
+    /// An integer literal.
+    Int(i64),
+    /// A float literal.
+    Float(f64),
+}
+
+/// A `default = …` literal.
+#[derive(Debug, Clone, Copy)]
+pub enum DefaultLit {
+    /// A string literal (text, or an enum option value).
+    Str(&'static str),
+    /// An integer literal.
+    Int(i64),
+    /// A float literal.
+    Float(f64),
+    /// `true` / `false`.
+    Bool(bool),
+    /// A list of option values (multi-select).
+    Strs(&'static [Text]),
+}
+
+/// The literal attributes of one field.
+#[derive(Debug, Clone, Copy)]
+pub struct Attrs {
+    /// `min_length`.
+    pub min_length: Option<u32>,
+    /// `max_length`.
+    pub max_length: Option<u32>,
+    /// `pattern` (already compiled once by the macro).
+    pub pattern: Option<&'static str>,
+    /// `format`.
+    pub format: Option<Format>,
+    /// `minimum`.
+    pub minimum: Option<Num>,
+    /// `maximum`.
+    pub maximum: Option<Num>,
+    /// `min_items`.
+    pub min_items: Option<u64>,
+    /// `max_items`.
+    pub max_items: Option<u64>,
+    /// `default`.
+    pub default: Option<DefaultLit>,
+}
+
+impl Attrs {
+    /// No attributes.
+    pub const NONE: Attrs = Attrs {
+        min_length: None,
+        max_length: None,
+        pattern: None,
+        format: None,
+        minimum: None,
+        maximum: None,
+        min_items: None,
+        max_items: None,
+        default: None,
+    };
+}
+
+const fn text(s: &'static str) -> Text {
+    Cow::Borrowed(s)
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Unicode scalar values in a string (D6), at compile time.
+const fn char_count(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut n = 0;
+    while i < b.len() {
+        // Every byte that is not a continuation byte starts a scalar value.
+        if b[i] & 0xC0 != 0x80 {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+const fn options_contain(options: OptionList, value: &str) -> bool {
+    match options {
+        OptionList::Untitled(values) => {
+            let mut i = 0;
+            while i < values.len() {
+                if let Cow::Borrowed(v) = &values[i] {
+                    if str_eq(v, value) {
+                        return true;
+                    }
+                }
+                i += 1;
+            }
+            false
+        }
+        OptionList::Titled(options) => {
+            let mut i = 0;
+            while i < options.len() {
+                if let Cow::Borrowed(v) = &options[i].value {
+                    if str_eq(v, value) {
+                        return true;
+                    }
+                }
+                i += 1;
+            }
+            false
+        }
+    }
+}
+
+const fn to_options(options: OptionList) -> Options {
+    match options {
+        OptionList::Untitled(v) => Options::Untitled(Cow::Borrowed(v)),
+        OptionList::Titled(v) => Options::Titled(Cow::Borrowed(v)),
+    }
+}
+
+const fn no_text_attrs(a: &Attrs) {
+    if a.min_length.is_some() || a.max_length.is_some() || a.pattern.is_some() || a.format.is_some()
+    {
+        panic!("`min_length`, `max_length`, `pattern` and `format` apply only to string fields");
+    }
+}
+
+const fn no_numeric_attrs(a: &Attrs) {
+    if a.minimum.is_some() || a.maximum.is_some() {
+        panic!("`minimum` and `maximum` apply only to number fields");
+    }
+}
+
+const fn no_item_attrs(a: &Attrs) {
+    if a.min_items.is_some() || a.max_items.is_some() {
+        panic!("`min_items` and `max_items` apply only to multi-select fields");
+    }
+}
+
+const fn int_bound(n: Option<Num>, type_min: i64, type_max: i64, fallback: i64) -> i64 {
+    match n {
+        None => fallback,
+        Some(Num::Int(i)) => {
+            if i < type_min || i > type_max {
+                panic!("`minimum`/`maximum` is outside the range of the field's integer type");
+            }
+            i
+        }
+        Some(Num::Float(_)) => {
+            panic!("an integer field needs integer `minimum`/`maximum` literals")
+        }
+    }
+}
+
+const fn float_of(n: Num) -> f64 {
+    match n {
+        Num::Int(i) => i as f64,
+        Num::Float(f) => f,
+    }
+}
+
+/// The property kind of a field: its type's shape constrained by its attributes.
+/// Evaluated at compile time; an attribute the shape cannot take is a compile error.
+pub const fn kind(shape: Shape, a: Attrs) -> PropertyKind {
+    match shape {
+        Shape::Text => {
+            no_numeric_attrs(&a);
+            no_item_attrs(&a);
+            let default = match a.default {
+                None => None,
+                Some(DefaultLit::Str(s)) => {
+                    let n = char_count(s);
+                    if let Some(min) = a.min_length {
+                        if n < min as usize {
+                            panic!("the `default` is shorter than `min_length`");
+                        }
+                    }
+                    if let Some(max) = a.max_length {
+                        if n > max as usize {
+                            panic!("the `default` is longer than `max_length`");
+                        }
+                    }
+                    Some(s)
+                }
+                Some(_) => panic!("a string field needs a string `default`"),
+            };
+            PropertyKind::String(StringSchema::from_static(
+                a.min_length,
+                a.max_length,
+                a.pattern,
+                a.format,
+                default,
+            ))
+        }
+        Shape::Integer { min, max } => {
+            no_text_attrs(&a);
+            no_item_attrs(&a);
+            let lo = int_bound(a.minimum, min, max, min);
+            let hi = int_bound(a.maximum, min, max, max);
+            if lo > hi {
+                panic!("`minimum` is greater than `maximum`");
+            }
+            let default = match a.default {
+                None => None,
+                Some(DefaultLit::Int(d)) => {
+                    if d < lo || d > hi {
+                        panic!("the `default` is outside `minimum..=maximum` or the field type's range");
+                    }
+                    Some(d)
+                }
+                Some(_) => panic!("an integer field needs an integer `default`"),
+            };
+            PropertyKind::Integer(IntegerSchema::from_static(Some(lo), Some(hi), default))
+        }
+        Shape::Number { min, max } => {
+            no_text_attrs(&a);
+            no_item_attrs(&a);
+            let lo = match a.minimum {
+                Some(n) => Some(float_of(n)),
+                None => min,
+            };
+            let hi = match a.maximum {
+                Some(n) => Some(float_of(n)),
+                None => max,
+            };
+            if let (Some(l), Some(tl)) = (lo, min) {
+                if l < tl {
+                    panic!("`minimum` is below the range of the field's float type");
+                }
+            }
+            if let (Some(h), Some(th)) = (hi, max) {
+                if h > th {
+                    panic!("`maximum` is above the range of the field's float type");
+                }
+            }
+            if let (Some(l), Some(h)) = (lo, hi) {
+                if l > h {
+                    panic!("`minimum` is greater than `maximum`");
+                }
+            }
+            let default = match a.default {
+                None => None,
+                Some(DefaultLit::Int(i)) => Some(i as f64),
+                Some(DefaultLit::Float(f)) => Some(f),
+                Some(_) => panic!("a number field needs a numeric `default`"),
+            };
+            if let Some(d) = default {
+                if let Some(l) = lo {
+                    if d < l {
+                        panic!("the `default` is below `minimum`");
+                    }
+                }
+                if let Some(h) = hi {
+                    if d > h {
+                        panic!("the `default` is above `maximum`");
+                    }
+                }
+            }
+            PropertyKind::Number(NumberSchema::from_static(lo, hi, default))
+        }
+        Shape::Boolean => {
+            no_text_attrs(&a);
+            no_numeric_attrs(&a);
+            no_item_attrs(&a);
+            let default = match a.default {
+                None => None,
+                Some(DefaultLit::Bool(b)) => Some(b),
+                Some(_) => panic!("a boolean field needs `default = true` or `default = false`"),
+            };
+            PropertyKind::Boolean(BooleanSchema::from_static(default))
+        }
+        Shape::SingleSelect(options) => {
+            no_text_attrs(&a);
+            no_numeric_attrs(&a);
+            no_item_attrs(&a);
+            let default = match a.default {
+                None => None,
+                Some(DefaultLit::Str(s)) => {
+                    if !options_contain(options, s) {
+                        panic!("the `default` is not one of the enum's option values");
+                    }
+                    Some(s)
+                }
+                Some(_) => panic!("a select field needs the option value as a string `default`"),
+            };
+            PropertyKind::SingleSelect(SingleSelectSchema::from_static(
+                to_options(options),
+                default,
+            ))
+        }
+        Shape::MultiSelect(options) => {
+            no_text_attrs(&a);
+            no_numeric_attrs(&a);
+            if let (Some(l), Some(h)) = (a.min_items, a.max_items) {
+                if l > h {
+                    panic!("`min_items` is greater than `max_items`");
+                }
+            }
+            let default = match a.default {
+                None => None,
+                Some(DefaultLit::Strs(values)) => {
+                    let mut i = 0;
+                    while i < values.len() {
+                        let ok = match &values[i] {
+                            Cow::Borrowed(v) => options_contain(options, v),
+                            Cow::Owned(_) => false,
+                        };
+                        if !ok {
+                            panic!("a `default` item is not one of the enum's option values");
+                        }
+                        i += 1;
+                    }
+                    if let Some(l) = a.min_items {
+                        if (values.len() as u64) < l {
+                            panic!("the `default` has fewer items than `min_items`");
+                        }
+                    }
+                    if let Some(h) = a.max_items {
+                        if values.len() as u64 > h {
+                            panic!("the `default` has more items than `max_items`");
+                        }
+                    }
+                    Some(values)
+                }
+                Some(_) => {
+                    panic!("a multi-select field needs a list of option values as `default`")
+                }
+            };
+            PropertyKind::MultiSelect(MultiSelectSchema::from_static(
+                to_options(options),
+                a.min_items,
+                a.max_items,
+                default,
+            ))
+        }
+    }
+}
+
+/// A text for a `static` slice of option values.
+pub const fn option_text(s: &'static str) -> Text {
+    text(s)
+}
+
+/// Marker assertions the derive emits, spanned on the attribute, so that an attribute
+/// the field's type cannot take is reported on that attribute with a clear message.
+pub const fn assert_text_field<T: TextField + ?Sized>() {}
+/// See [`assert_text_field`].
+pub const fn assert_numeric_field<T: NumericField + ?Sized>() {}
+/// See [`assert_text_field`].
+pub const fn assert_multi_select_field<T: MultiSelectField + ?Sized>() {}
+/// See [`assert_text_field`].
+pub const fn assert_string_default_field<T: StringDefaultField + ?Sized>() {}
+/// See [`assert_text_field`].
+pub const fn assert_boolean_field<T: BooleanField + ?Sized>() {}
+/// See [`assert_text_field`].
+pub const fn assert_field<T: Field>() {}
+/// See [`assert_text_field`].
+pub const fn assert_select_option<T: SelectOption>() {}
+
+/// The content as an object, or the error `from_content` reports for anything else.
+pub fn content_object(content: &Value) -> Result<&Map<String, Value>, ValidationErrors> {
+    content.as_object().ok_or_else(|| {
+        ValidationErrors::single(ValidationError {
+            property: None,
+            violation: Violation::NotAnObject {
+                found: json_type_name(content),
+            },
+        })
+    })
+}
+
+/// Where `from_content` collects violations: no allocation until the first one.
+#[derive(Debug, Default)]
+pub struct Errors(Vec<ValidationError>);
+
+impl Errors {
+    /// No violations yet.
+    pub const fn new() -> Self {
+        Errors(Vec::new())
+    }
+
+    /// The value `build` makes from the fields read, or every violation recorded.
+    ///
+    /// `build` returns `None` only when some field was not read, and [`field`] leaves a
+    /// field unread only after recording why; so `None` with no violation cannot happen.
+    pub fn finish<T>(self, build: impl FnOnce() -> Option<T>) -> Result<T, ValidationErrors> {
+        if let Some(errors) = ValidationErrors::from_vec(self.0) {
+            return Err(errors);
+        }
+        match build() {
+            Some(value) => Ok(value),
+            None => {
+                unreachable!("`__private::field` returns `None` only after recording a violation")
+            }
+        }
+    }
+}
+
+/// Reads one field: the same checks `RequestedSchema::validate` makes for this
+/// property, then the conversion into the field's type. Returns `None` only after
+/// recording at least one violation (what [`Errors::finish`] relies on).
+#[inline]
+pub fn field<T: Field>(
+    value: Option<&Value>,
+    property: &Property,
+    errors: &mut Errors,
+) -> Option<T> {
+    let name = property.name();
+    let Some(value) = value else {
+        let absent = T::absent();
+        if absent.is_none() {
+            errors
+                .0
+                .push(ValidationError::new(name, Violation::Missing));
+        }
+        return absent;
+    };
+    let before = errors.0.len();
+    check_value(property.schema().kind(), value, &mut |v| {
+        errors.0.push(ValidationError::new(name, v))
+    });
+    if errors.0.len() != before {
+        return None;
+    }
+    // D5: a value the property admits but the type cannot hold is a violation of its
+    // own, never a wrap or a panic.
+    match T::from_json(value) {
+        Ok(t) => Some(t),
+        Err(v) => {
+            errors.0.push(ValidationError::new(name, v));
+            None
+        }
+    }
+}
+
+/// A field left out of the form (`skip`): its `Default`.
+pub fn skipped<T: Default>() -> T {
+    T::default()
+}
+
+/// Refuses keys the form does not declare, for `deny_unknown_fields` (D9). `known`
+/// is a `match` on the property names, generated by the derive.
+pub fn deny_unknown(
+    content: &Map<String, Value>,
+    known: impl Fn(&str) -> bool,
+    errors: &mut Errors,
+) {
+    for key in content.keys() {
+        if !known(key) {
+            errors
+                .0
+                .push(ValidationError::new(key.as_str(), Violation::UnknownField));
+        }
+    }
+}
+
+/// Writes one field into the content being built.
+pub fn put<T: Field>(content: &mut Map<String, Value>, name: &str, value: &T) {
+    if let Some(v) = value.to_json() {
+        content.insert(name.to_owned(), v);
+    }
+}
+
+/// A new content object with room for `properties` members.
+pub fn new_content(properties: usize) -> Map<String, Value> {
+    Map::with_capacity(properties)
+}
+
+/// `Field::from_json` of a derived select: the variant whose value is the string. The
+/// derive's `from_content` has checked the value against the options already; this is
+/// also right for a caller that has not.
+pub fn select_from_json<T: SelectOption>(value: &Value) -> Result<T, Violation> {
+    match value {
+        Value::String(s) => T::from_option(s).ok_or_else(|| Violation::NotAnOption {
+            value: s.clone(),
+            did_you_mean: None,
+        }),
+        other => Err(Violation::WrongType {
+            expected: "a string (one of the options)",
+            found: json_type_name(other),
+        }),
+    }
+}
+
+/// `Field::to_json` of a derived select: its option value.
+pub fn select_to_json<T: SelectOption>(value: &T) -> Option<Value> {
+    Some(Value::String(value.as_option().to_owned()))
+}
+
+/// The body of every method of the stub impl emitted beside a derive's compile errors:
+/// that build fails, so this never runs.
+#[cold]
+pub fn derive_failed() -> ! {
+    unreachable!("`#[derive(Elicit)]` reported errors; this impl is a placeholder that never runs")
+}

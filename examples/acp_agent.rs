@@ -1,0 +1,408 @@
+//! A real ACP agent that asks its user for input with `elicitation/create` and gets the
+//! answer back typed and validated.
+//!
+//! The connection is the official `agent-client-protocol` SDK speaking JSON-RPC over
+//! stdin and stdout; `elicit` decides what may be asked (the [`Elicitor`]), builds the
+//! requests, and reads the answers. Run it with
+//!
+//! ```text
+//! cargo run --example acp_agent --features acp
+//! ```
+//!
+//! and talk to it as an ACP client does: one JSON-RPC message per line on its stdin,
+//! its messages one per line on its stdout. `tests/acp_agent.rs` drives it exactly that
+//! way. An abridged session (`>` is the client, `<` the agent):
+//!
+//! ```text
+//! > {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,
+//!    "clientCapabilities":{"elicitation":{"form":{}}}}}
+//! < {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{…},…}}
+//! > {"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}
+//! < {"jsonrpc":"2.0","id":1,"result":{"sessionId":"session-1"}}
+//! > {"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"session-1",
+//!    "prompt":[{"type":"text","text":"Tidy up the parser"}]}}
+//! < {"jsonrpc":"2.0","id":…,"method":"elicitation/create","params":{"mode":"form",
+//!    "sessionId":"session-1","message":"…","requestedSchema":{…}}}
+//! > {"jsonrpc":"2.0","id":…,"result":{"action":"accept","content":{"strategy":"Balanced",
+//!    "passes":3,"run_tests":true}}}
+//! < {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"session-1",
+//!    "update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"…"}}}}
+//! < {"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}
+//! ```
+//!
+//! On every prompt the agent asks before it works, in the mode the client declared in
+//! `initialize` (C1–C6):
+//!
+//! - **form** declared: a form derived from [`TaskPlan`]. The answer is validated again
+//!   here whatever the client checked (F3); decline and cancel stop the task (R5); an
+//!   invalid answer is reported with every problem and not used.
+//! - only **url** declared: a URL-mode request sending the user to a consent page on a
+//!   loopback address (nothing serves it: this is a demonstration). After the user's
+//!   consent the external step is simulated as finished, and the agent sends
+//!   `elicitation/complete` with the same `elicitationId` (U2, U5).
+//! - **neither**: nothing is sent (C7); the turn says why the agent could not ask.
+//!
+//! Every turn ends with one agent message stating what the agent received.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::{self, Thread};
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Agent, Client, Stdio, UntypedMessage};
+use elicit::agent::PendingUrl;
+use elicit::{
+    ConnectionId, CreateElicitation, Elicit, ElicitationCapabilities, ElicitationResponse,
+    Elicited, Elicitor, Scope, UrlOutcome, UserId,
+};
+
+/// Before I start, how should I go about it?
+#[derive(Elicit, Debug)]
+#[elicit(title = "Task plan")]
+struct TaskPlan {
+    /// How bold the changes may be
+    strategy: Strategy,
+    /// How many times to go over the changes before reporting back
+    #[elicit(title = "Review passes", minimum = 1, maximum = 5, default = 2)]
+    passes: u8,
+    /// Where to send a summary when done; leave empty for none
+    #[elicit(title = "Notify", format = "email")]
+    notify: Option<String>,
+    /// Run the test suite after each pass
+    #[elicit(title = "Run tests", default = true)]
+    run_tests: bool,
+}
+
+/// How bold the changes may be.
+#[derive(Elicit, Debug, Clone, Copy)]
+enum Strategy {
+    /// Small steps, each one reviewed
+    #[elicit(title = "Conservative")]
+    Conservative,
+    #[elicit(title = "Balanced")]
+    Balanced,
+    /// Rewrite what needs rewriting
+    #[elicit(title = "Aggressive")]
+    Aggressive,
+}
+
+/// The message of the form-mode request. No link in it: F7.
+const FORM_MESSAGE: &str = "Before I start, tell me how to go about this task.";
+
+/// The message of the URL-mode request.
+const URL_MESSAGE: &str = "Review and approve the task plan in your browser.";
+
+/// Where the URL-mode request sends the user. Loopback `http` is what the default
+/// `UrlPolicy` allows outside `https` (S1: development only), and the URL carries no
+/// credential and no personal data. Nothing listens there: the example simulates the
+/// page reporting back.
+const CONSENT_URL: &str = "http://127.0.0.1:47615/consent";
+
+/// The one person this agent serves. A stdio agent is started by its user and has no
+/// login of its own; an agent with real authentication uses the authenticated identity
+/// instead, so that only that user can complete a URL elicitation (E5, S6).
+const LOCAL_USER: &str = "local-user";
+
+fn main() -> agent_client_protocol::Result<()> {
+    block_on(serve())
+}
+
+/// What the agent knows about its one connection.
+#[derive(Default)]
+struct State {
+    /// Made in `initialize` from what the client declared; `None` before.
+    elicitor: Mutex<Option<Elicitor>>,
+    /// The sessions opened on this connection: `session-1`, `session-2`…
+    sessions: Mutex<Vec<String>>,
+}
+
+impl State {
+    fn elicitor(&self) -> Option<Elicitor> {
+        // A poisoned lock only means another handler panicked; the value is still whole.
+        self.elicitor
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_elicitor(&self, elicitor: Elicitor) {
+        *self.elicitor.lock().unwrap_or_else(PoisonError::into_inner) = Some(elicitor);
+    }
+
+    fn open_session(&self) -> String {
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        let id = format!("session-{}", sessions.len() + 1);
+        sessions.push(id.clone());
+        id
+    }
+
+    fn has_session(&self, id: &str) -> bool {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .any(|session| session == id)
+    }
+}
+
+async fn serve() -> agent_client_protocol::Result<()> {
+    let state = Arc::new(State::default());
+    Agent
+        .v1()
+        .name("elicit-acp-agent")
+        .on_receive_request(
+            {
+                let state = Arc::clone(&state);
+                async move |request: acp::InitializeRequest,
+                            responder: Responder<acp::InitializeResponse>,
+                            _cx: ConnectionTo<Client>| {
+                    // C1–C6: the official type already read `clientCapabilities.elicitation`
+                    // (a malformed member reads as absent, C6); the `acp` feature's
+                    // conversion gives elicit's view of it, with C2–C4 semantics.
+                    let capabilities = ElicitationCapabilities::from(
+                        request.client_capabilities.elicitation.as_ref(),
+                    );
+                    // One Elicitor per connection (E5): this process serves one client.
+                    state.set_elicitor(
+                        Elicitor::new(capabilities, ConnectionId::new())
+                            .with_user(UserId::new(LOCAL_USER)),
+                    );
+                    responder.respond(
+                        acp::InitializeResponse::new(ProtocolVersion::V1)
+                            .agent_capabilities(acp::AgentCapabilities::new())
+                            .agent_info(
+                                acp::Implementation::new(
+                                    "elicit-acp-agent",
+                                    env!("CARGO_PKG_VERSION"),
+                                )
+                                .title("elicit example agent"),
+                            ),
+                    )
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let state = Arc::clone(&state);
+                async move |_request: acp::NewSessionRequest,
+                            responder: Responder<acp::NewSessionResponse>,
+                            _cx: ConnectionTo<Client>| {
+                    responder.respond(acp::NewSessionResponse::new(state.open_session()))
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let state = Arc::clone(&state);
+                async move |request: acp::PromptRequest,
+                            responder: Responder<acp::PromptResponse>,
+                            cx: ConnectionTo<Client>| {
+                    let Some(elicitor) = state.elicitor() else {
+                        return responder.respond_with_error(
+                            agent_client_protocol::Error::invalid_request()
+                                .data("send `initialize` before `session/prompt`"),
+                        );
+                    };
+                    // Elicitations are scoped to a session of this connection (E3, E5):
+                    // never ask on behalf of a session this client was not given.
+                    if !state.has_session(&request.session_id.0) {
+                        return responder.respond_with_error(
+                            agent_client_protocol::Error::invalid_params()
+                                .data("no session with this id on this connection"),
+                        );
+                    }
+                    // The client's answer to `elicitation/create` arrives through the
+                    // dispatch loop this handler is holding: waiting for it here would
+                    // deadlock. The turn runs in a task of its own.
+                    let turn_cx = cx.clone();
+                    cx.spawn(async move {
+                        let session_id = request.session_id;
+                        let text = run_turn(&turn_cx, &elicitor, &session_id.0).await;
+                        turn_cx.send_notification(acp::SessionNotification::new(
+                            session_id,
+                            acp::SessionUpdate::AgentMessageChunk(acp::ContentChunk::new(
+                                acp::ContentBlock::Text(acp::TextContent::new(text)),
+                            )),
+                        ))?;
+                        responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn))
+                    })
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_to(Stdio::new())
+        .await
+}
+
+/// One turn: ask in a mode the client declared, and say what came back.
+async fn run_turn(cx: &ConnectionTo<Client>, elicitor: &Elicitor, session_id: &str) -> String {
+    let scope = Scope::session(session_id);
+    // The Elicitor refuses a mode the client did not declare (C7) before anything is
+    // sent, so the fallbacks are driven by its errors rather than by a second copy of
+    // the capability check.
+    match elicitor.form::<TaskPlan>(scope.clone(), FORM_MESSAGE) {
+        Ok(request) => ask_for_plan(cx, &request).await,
+        Err(error) if error.is_unsupported_mode() => {
+            match elicitor.url(scope, URL_MESSAGE, CONSENT_URL) {
+                Ok(pending) => ask_for_consent(cx, elicitor, &pending).await,
+                // C7: no mode to ask in. Degrade: say so and do nothing (R5).
+                Err(error) if error.is_unsupported_mode() => "This client declared no \
+                     elicitation mode (neither `form` nor `url` in \
+                     `clientCapabilities.elicitation`), so I cannot ask you how to proceed \
+                     and did not start the task."
+                    .to_owned(),
+                Err(error) => format!("I could not ask for your approval: {error}"),
+            }
+        }
+        Err(error) => format!("I could not ask how to proceed: {error}"),
+    }
+}
+
+/// Form mode: send the derived form, read the answer as a [`TaskPlan`].
+async fn ask_for_plan(cx: &ConnectionTo<Client>, request: &CreateElicitation) -> String {
+    let response = match send_create(cx, request).await {
+        Ok(response) => response,
+        Err(problem) => {
+            return format!("I asked how to proceed, but {problem}. I did not start the task.")
+        }
+    };
+    // F3: validated here again, against the same compile-time schema, whatever the
+    // client checked; R5: decline and cancel are answers to handle, not errors.
+    match TaskPlan::from_response(&response) {
+        Ok(Elicited::Accepted(plan)) => format!(
+            "Received your plan: strategy {:?}, {} review pass(es), summary {}, tests after \
+             each pass: {}. Starting now.",
+            plan.strategy,
+            plan.passes,
+            match &plan.notify {
+                Some(address) => format!("to {address}"),
+                None => "to nobody".to_owned(),
+            },
+            if plan.run_tests { "yes" } else { "no" },
+        ),
+        Ok(Elicited::Declined) => {
+            "You declined to give a plan, so I did not start the task.".to_owned()
+        }
+        Ok(Elicited::Cancelled) => {
+            "You dismissed the question without answering, so I did not start the task.".to_owned()
+        }
+        Err(errors) => format!(
+            "Your answer was not valid, so I did not use it and did not start the task. \
+             {errors}"
+        ),
+    }
+}
+
+/// URL mode: send the user to the consent page; on consent, simulate the page
+/// reporting back and send `elicitation/complete`.
+async fn ask_for_consent(
+    cx: &ConnectionTo<Client>,
+    elicitor: &Elicitor,
+    pending: &PendingUrl,
+) -> String {
+    let id = pending.elicitation_id();
+    let response = match send_create(cx, pending.request()).await {
+        Ok(response) => response,
+        Err(problem) => {
+            // Nothing will complete it: drop it from the registry.
+            elicitor.forget(id);
+            return format!("I asked for your approval, but {problem}. I did not start the task.");
+        }
+    };
+    // U3, R4: only the action is read; any content is ignored.
+    match elicitor.record_response(id, &response) {
+        Ok(UrlOutcome::Consented) => {
+            // U2: consent is not completion. A real agent now waits for its page (an
+            // OAuth redirect, a form post) to report that the user finished there, and
+            // checks that this user is the one who started (S6). Here the page is
+            // simulated as done at once, by the local user.
+            match elicitor.complete(id, elicitor.user()) {
+                Ok(done) => {
+                    // U5: on this connection, with the original id. The `acp` feature
+                    // converts it to the official notification type.
+                    let sent =
+                        cx.send_notification(acp::CompleteElicitationNotification::from(&done));
+                    match sent {
+                        Ok(()) => format!(
+                            "Received your consent to open {CONSENT_URL}; the approval \
+                             finished there (simulated) and I sent `elicitation/complete` \
+                             for elicitation {id}. Starting now."
+                        ),
+                        Err(error) => format!(
+                            "Received your consent, but I could not tell the client the \
+                             approval finished: {}",
+                            error.message
+                        ),
+                    }
+                }
+                Err(error) => format!("Received your consent, but {error}."),
+            }
+        }
+        Ok(UrlOutcome::Declined) => {
+            "You declined to open the approval page, so I did not start the task.".to_owned()
+        }
+        Ok(UrlOutcome::Cancelled) => {
+            "You dismissed the approval request, so I did not start the task.".to_owned()
+        }
+        // An action this crate does not know is not consent (R5).
+        Err(error) => {
+            format!("I could not use the client's answer: {error}. I did not start the task.")
+        }
+    }
+}
+
+/// Sends `elicitation/create` and reads the client's answer.
+///
+/// Sent through the SDK's untyped request, with elicit's own params: the official
+/// `CreateElicitationRequest` keeps form properties in a `BTreeMap`, sorted by name,
+/// and the form would reach the user in alphabetical order instead of the order the
+/// fields are declared in (D13). The answer is read by elicit from the raw JSON, so
+/// that content the official types could not hold is still reported as a validation
+/// problem rather than as a transport error (F3).
+async fn send_create(
+    cx: &ConnectionTo<Client>,
+    request: &CreateElicitation,
+) -> Result<ElicitationResponse, String> {
+    let message = UntypedMessage::new(CreateElicitation::METHOD, request)
+        .map_err(|error| format!("the request could not be encoded: {}", error.message))?;
+    // `block_task` waits without holding the dispatch loop: this runs in the turn's task.
+    let result = cx
+        .send_request(message)
+        .block_task()
+        .await
+        .map_err(|error| format!("the client answered with an error: {}", error.message))?;
+    ElicitationResponse::from_json(&result)
+        .map_err(|error| format!("the client's answer is not an elicitation response: {error}"))
+}
+
+/// Runs a future to completion on this thread.
+///
+/// The SDK is runtime-neutral: it needs an executor to drive the connection, but no
+/// particular one. Its stdio transport does its blocking reads and writes on threads of
+/// its own, so parking this thread until a waker fires is all the executor this agent
+/// needs, and it saves a dependency on an async runtime.
+fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(thread::current())));
+    let mut context = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        match future.as_mut().poll(&mut context) {
+            Poll::Ready(output) => return output,
+            // A wake between `poll` and `park` leaves the token set, and `park` returns
+            // at once: no wake-up is lost. A spurious return only costs one more poll.
+            Poll::Pending => thread::park(),
+        }
+    }
+}

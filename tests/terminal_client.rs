@@ -1,0 +1,423 @@
+//! Runs `examples/terminal_client.rs` with scripted answers on its stdin, as CI does,
+//! and checks the response it prints on stdout and the dialog it shows on stderr.
+//!
+//! The example is built with cargo and found through cargo's JSON report, for the
+//! reasons given in `tests/acp_agent.rs`: examples have no `CARGO_BIN_EXE_…`, and a file
+//! under `target/` may be stale. Each run is bounded by [`RUN_TIMEOUT`] and the child is
+//! killed if it is still running when its handle is dropped.
+// URL review needs the `url` feature (on by default), as does the example.
+#![cfg(feature = "url")]
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::OnceLock;
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// How long one run of the example may take. Generous: the machine is shared with builds.
+const RUN_TIMEOUT: Duration = Duration::from_secs(20);
+
+fn client_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| build_example("terminal_client"))
+}
+
+/// Builds an example with cargo and returns the path of its executable, from cargo's
+/// JSON messages. The build uses the features and, when it is `release`, the profile
+/// this test was compiled with, so that it reuses the library this test links instead
+/// of compiling another variant.
+fn build_example(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["build", "--example", name, "--no-default-features"])
+        .arg("--message-format=json-render-diagnostics");
+    let features: Vec<&str> = [
+        ("url", cfg!(feature = "url")),
+        ("acp", cfg!(feature = "acp")),
+    ]
+    .into_iter()
+    .filter_map(|(feature, on)| on.then_some(feature))
+    .collect();
+    if !features.is_empty() {
+        command.args(["--features", &features.join(",")]);
+    }
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cargo to build the `{name}` example: {e}"));
+    assert!(
+        output.status.success(),
+        "building the `{name}` example failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| {
+            message["reason"] == "compiler-artifact"
+                && message["target"]["name"] == name
+                && message["target"]["kind"]
+                    .as_array()
+                    .is_some_and(|kinds| kinds.iter().any(|k| k == "example"))
+        })
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo built the `{name}` example but reported no executable"))
+}
+
+/// Kills the child if it is still running when the run is abandoned.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What one run printed.
+struct Run {
+    /// The one line on stdout, parsed.
+    answer: Value,
+    /// The dialog.
+    dialog: String,
+}
+
+/// Everything a pipe delivers until it closes, read on a thread.
+fn drain(mut pipe: impl Read + Send + 'static) -> Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        let _ = sender.send(String::from_utf8_lossy(&bytes).into_owned());
+    });
+    receiver
+}
+
+/// Runs the example with these arguments and this text on stdin (not a terminal, so
+/// it is read as a script).
+fn run(args: &[&str], script: &str) -> Run {
+    let mut child = Running(
+        Command::new(client_binary())
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the example starts"),
+    );
+    let stdout = drain(child.0.stdout.take().expect("stdout is piped"));
+    let stderr = drain(child.0.stderr.take().expect("stderr is piped"));
+    let mut stdin = child.0.stdin.take().expect("stdin is piped");
+    // A client that stops reading early closes the pipe: not an error here, the
+    // printed answer says what happened.
+    let _ = stdin.write_all(script.as_bytes());
+    drop(stdin);
+
+    let dialog = stderr
+        .recv_timeout(RUN_TIMEOUT)
+        .unwrap_or_else(|_| panic!("the example did not finish within {RUN_TIMEOUT:?}"));
+    let out = stdout
+        .recv_timeout(RUN_TIMEOUT)
+        .unwrap_or_else(|_| panic!("the example did not finish within {RUN_TIMEOUT:?}:\n{dialog}"));
+    let status = child.0.wait().expect("the example can be waited for");
+    assert!(status.success(), "the example failed ({status}):\n{dialog}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "stdout must be exactly the answer:\n{out}\n---\n{dialog}"
+    );
+    let answer = serde_json::from_str(lines[0])
+        .unwrap_or_else(|e| panic!("the answer is not JSON ({e}): {out}"));
+    Run { answer, dialog }
+}
+
+/// A response must be a valid ACP `CreateElicitationResponse` as well as the one
+/// expected.
+fn assert_response(run: &Run, expected: Value) {
+    assert_eq!(run.answer, expected, "dialog:\n{}", run.dialog);
+    common::assert_valid_acp("CreateElicitationResponse", &run.answer);
+}
+
+fn assert_shown(run: &Run, texts: &[&str]) {
+    for text in texts {
+        assert!(
+            run.dialog.contains(text),
+            "`{text}` was not shown:\n{}",
+            run.dialog
+        );
+    }
+}
+
+/// A params file for one test, under cargo's scratch directory for integration tests.
+fn params_file(name: &str, params: &Value) -> PathBuf {
+    let path =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("terminal_client_{name}.json"));
+    std::fs::write(&path, params.to_string()).expect("the scratch directory is writable");
+    path
+}
+
+fn committed_script(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+// covers: F3, F4, K1, K2, K4, D13, R1, R3
+#[test]
+fn committed_form_script_accepts_after_reasking_bad_values() {
+    let run = run(&[], &committed_script("terminal_client.script"));
+    assert_response(
+        &run,
+        json!({
+            "action": "accept",
+            "content": {
+                "name": "spring-cleanup",
+                "channel": "beta",
+                "platforms": ["linux", "windows"],
+                "rollout": 0.5,
+                "retries": 2,
+                "notify": "ada@example.com",
+                "announce": false
+            }
+        }),
+    );
+    // The content keeps the form's order (D13).
+    let keys: Vec<&str> = run.answer["content"]
+        .as_object()
+        .map(|c| c.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "channel",
+            "platforms",
+            "rollout",
+            "retries",
+            "notify",
+            "announce"
+        ]
+    );
+    assert_shown(
+        &run,
+        &[
+            // K1, K4: who asks and why.
+            "elicit-acp-agent asks: Before I cut the release, a few details.",
+            // F4: defaults shown.
+            "[spring-cleanup] > ",
+            "[Stable] > 2",
+            // F3: refused values, with the reason, then asked again.
+            "Rollout share (`rollout`): must be at most 1",
+            "\"three\" is not a whole number",
+            "Notify (`notify`): is not a valid email address",
+            // K2: the review, and the edit it allows.
+            "Review:",
+            "Retries: 3",
+            "Retries: 2",
+            "Ready to send.",
+        ],
+    );
+}
+
+// covers: K1, R1, R5
+#[test]
+fn decline_at_a_field_sends_decline() {
+    let run = run(&["--demo", "form"], "\n:decline\n");
+    assert_response(&run, json!({ "action": "decline" }));
+}
+
+// covers: K1, K2, R1
+#[test]
+fn decline_at_the_review_sends_decline() {
+    // Every field answered or kept, then declined at the review.
+    let run = run(&[], "\n\n\n\n\nada@example.com\n\ndecline\n");
+    assert_shown(&run, &["Ready to send."]);
+    assert_response(&run, json!({ "action": "decline" }));
+}
+
+// covers: K1, R1
+#[test]
+fn cancel_and_the_end_of_the_script_send_cancel() {
+    let run_cancel = run(&[], ":cancel\n");
+    assert_response(&run_cancel, json!({ "action": "cancel" }));
+    // A script that stops before the form is done dismisses it.
+    let run_eof = run(&[], "\n2\n");
+    assert_shown(&run_eof, &["(end of script)"]);
+    assert_response(&run_eof, json!({ "action": "cancel" }));
+}
+
+// covers: F3
+#[test]
+fn required_field_without_answer_is_asked_again() {
+    let params = json!({
+        "mode": "form", "sessionId": "s1", "message": "Who are you?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "name": { "type": "string", "title": "Name", "minLength": 1 },
+                "team": { "type": "string", "enum": ["core", "docs"] }
+            },
+            "required": ["name"]
+        }
+    });
+    let file = params_file("required", &params);
+    let path = file.to_str().expect("a UTF-8 path");
+    // Enter on a required field without a value, then a name; the optional `team` is
+    // chosen by number and then cleared at the review.
+    let run = run(&[path], "\nAda\n2\nedit team\n:clear\nyes\n");
+    assert_shown(&run, &["an answer is required", "team: docs"]);
+    assert_response(
+        &run,
+        json!({ "action": "accept", "content": { "name": "Ada" } }),
+    );
+}
+
+// covers: S2, S4, K3, R4, U2
+#[test]
+fn committed_url_script_consents_after_the_review_and_warnings() {
+    let run = run(
+        &["--demo", "url"],
+        &committed_script("terminal_client_url.script"),
+    );
+    // R4: consent without content.
+    assert_response(&run, json!({ "action": "accept" }));
+    assert_shown(
+        &run,
+        &[
+            "asks you to open a web page: Review and approve the task plan in your browser.",
+            // S2: the full URL before the question.
+            "Address: http://127.0.0.1:47615/consent",
+            // S4: the warnings.
+            "the link is not secure (http, not https)",
+            "the unusual port 47615",
+            // Enter alone is not consent: asked again.
+            "answer yes to open the page, no to refuse, or cancel",
+        ],
+    );
+    let address = run.dialog.find("Address:").expect("the address is shown");
+    let question = run
+        .dialog
+        .find("Open this page?")
+        .expect("consent is asked");
+    assert!(
+        address < question,
+        "the URL must be shown before consent is asked:\n{}",
+        run.dialog
+    );
+}
+
+// covers: S4, K3, R1
+#[test]
+fn lookalike_url_highlights_the_domain_and_warns() {
+    let params = json!({
+        "mode": "url", "requestId": 7, "message": "Sign in to continue",
+        "elicitationId": "el-1",
+        // `аррӏе.com`, all Cyrillic.
+        "url": "https://login.xn--80ak6aa92e.com/signin"
+    });
+    let file = params_file("lookalike", &params);
+    let path = file.to_str().expect("a UTF-8 path");
+    let run = run(&["--agent", "mystery-agent", path], "no\n");
+    assert_response(&run, json!({ "action": "decline" }));
+    assert_shown(
+        &run,
+        &[
+            "mystery-agent asks you to open a web page: Sign in to continue",
+            "Address: https://login.xn--80ak6aa92e.com/signin",
+            // The registrable domain, highlighted; the ASCII form beside it.
+            "Site:    login.[аррӏе.com] (written login.xn--80ak6aa92e.com)",
+            "looks like `login.apple.com` but is a different site",
+        ],
+    );
+}
+
+// covers: C8, E6, U1
+#[test]
+fn requests_that_cannot_be_honoured_are_answered_with_invalid_params() {
+    let cases = [
+        // E6: a custom mode is never rendered.
+        (
+            json!({ "mode": "_poll", "sessionId": "s1", "message": "Pick one" }),
+            "unsupported_mode",
+        ),
+        // E2: no default mode.
+        (
+            json!({ "sessionId": "s1", "message": "Hello" }),
+            "invalid_mode",
+        ),
+        // A URL that is not a page.
+        (
+            json!({
+                "mode": "url", "sessionId": "s1", "message": "Run this",
+                "elicitationId": "el-2", "url": "javascript:alert(1)"
+            }),
+            "invalid_url_params",
+        ),
+    ];
+    for (i, (params, reason)) in cases.into_iter().enumerate() {
+        let file = params_file(&format!("refused_{i}"), &params);
+        let run = run(&[file.to_str().expect("a UTF-8 path")], "yes\n");
+        assert_eq!(run.answer["code"], -32602, "{params}: {}", run.answer);
+        assert_eq!(
+            run.answer["data"]["reason"], reason,
+            "{params}: {}",
+            run.answer
+        );
+        assert!(
+            !run.dialog.contains("Open this page?"),
+            "{params} was offered:\n{}",
+            run.dialog
+        );
+    }
+}
+
+// covers: S5, K4
+#[test]
+fn agent_texts_are_shown_as_plain_text() {
+    // An escape sequence that would clear the screen, a line break that would fake a
+    // line of the dialog, and a right-to-left override that would reverse a label.
+    let params = json!({
+        "mode": "form", "sessionId": "s1",
+        "message": "Hello\u{1b}[2J\nReady to send.",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "ok": { "type": "boolean", "title": "O\u{202e}K", "default": true }
+            }
+        }
+    });
+    let file = params_file("plain_text", &params);
+    let run = run(&[file.to_str().expect("a UTF-8 path")], "\nyes\n");
+    assert_response(
+        &run,
+        json!({ "action": "accept", "content": { "ok": true } }),
+    );
+    assert!(
+        !run.dialog.contains('\u{1b}'),
+        "an escape sequence reached the terminal:\n{}",
+        run.dialog
+    );
+    assert!(
+        !run.dialog.contains('\u{202e}'),
+        "a bidi control reached the terminal:\n{}",
+        run.dialog
+    );
+    assert_shown(
+        &run,
+        &["asks: Hello<U+001B>[2J<U+000A>Ready to send.", "O<U+202E>K"],
+    );
+}

@@ -1,0 +1,10 @@
+use elicit::Elicit;
+
+#[derive(Elicit, serde::Deserialize)]
+enum Color {
+    Red,
+    #[serde(skip)]
+    Green,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use elicit::Elicit;
+
+#[derive(Elicit)]
+struct Point(i32, i32);
+
+fn main() {}

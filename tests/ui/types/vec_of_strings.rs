@@ -1,0 +1,8 @@
+use elicit::Elicit;
+
+#[derive(Elicit)]
+struct Form {
+    tags: Vec<String>,
+}
+
+fn main() {}
