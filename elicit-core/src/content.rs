@@ -289,7 +289,7 @@ impl RequestedSchema {
         content: &'c Map<String, Value>,
         mut f: impl FnMut(&Property, Option<&'c Value>) -> bool,
     ) -> bool {
-        const SLOTS: usize = 32;
+        const SLOTS: usize = 64;
         let properties = self.properties();
         if properties.len() > SLOTS {
             return properties.iter().all(|p| f(p, content.get(p.name())));

@@ -1,0 +1,43 @@
+//! Every protocol message parser, ACP and both MCP versions, on arbitrary JSON.
+//! Invariant: a message that parses writes back JSON that parses to the same message
+//! and writes back identically.
+#![no_main]
+
+use elicit::protocol::mcp::{self, v2025_11_25, v2026_07_28};
+use elicit::protocol::{CompleteElicitation, CreateElicitation, ElicitationCapabilities, ElicitationResponse};
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+
+/// Parse, write, parse again: the same value and the same JSON.
+macro_rules! round_trip {
+    ($json:expr, $parse:expr) => {
+        if let Ok(first) = $parse($json) {
+            let written = first.to_json();
+            let second = $parse(&written).expect("what we write parses");
+            assert_eq!(second, first, "round trip changed the message");
+            assert_eq!(second.to_json(), written, "round trip changed the JSON");
+        }
+    };
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(json) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    // ACP.
+    round_trip!(&json, CreateElicitation::from_json);
+    round_trip!(&json, CreateElicitation::from_json_lenient);
+    round_trip!(&json, ElicitationResponse::from_json);
+    round_trip!(&json, CompleteElicitation::from_json);
+    let caps = ElicitationCapabilities::from_json(Some(&json));
+    assert_eq!(ElicitationCapabilities::from_json(caps.to_json().as_ref()), caps);
+    // MCP (M1-M7).
+    let mcp_caps = mcp::McpElicitationCapabilities::from_json(Some(&json));
+    assert_eq!(mcp::McpElicitationCapabilities::from_json(mcp_caps.to_json().as_ref()), mcp_caps);
+    round_trip!(&json, mcp::ElicitResult::from_json);
+    round_trip!(&json, v2025_11_25::ElicitRequestParams::from_json);
+    round_trip!(&json, v2025_11_25::ElicitRequest::from_json);
+    round_trip!(&json, v2026_07_28::ElicitRequestParams::from_json);
+    round_trip!(&json, v2026_07_28::ElicitRequest::from_json);
+    round_trip!(&json, v2026_07_28::InputRequests::from_json);
+});

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Seed the fuzz corpora from the shared oracles (read in place, copied into
+fuzz/corpus/<target>/ at run time, never committed) and from our own vectors."""
+import hashlib
+import json
+import os
+import pathlib
+import sys
+
+here = pathlib.Path(__file__).resolve().parent
+oracles = pathlib.Path(os.environ.get("ELICIT_ORACLES", here.parent.parent / "shared" / "oracles"))
+if not oracles.is_dir():
+    sys.exit(f"seed.py: oracles not found at {oracles} (set ELICIT_ORACLES)")
+
+
+def put(target, value):
+    data = value if isinstance(value, bytes) else json.dumps(value).encode()
+    folder = here / "corpus" / target
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / hashlib.sha1(data).hexdigest()).write_bytes(data)
+
+
+counts = {}
+def add(target, value):
+    put(target, value)
+    counts[target] = counts.get(target, 0) + 1
+
+
+# JSON-Schema-Test-Suite: each suite schema as a property and as a form, and the
+# [schema, content] pairs the validate target reads.
+suite = oracles / "json-schema-test-suite" / "draft2020-12"
+for path in sorted(suite.rglob("*.json")):
+    for group in json.loads(path.read_text()):
+        schema = group.get("schema")
+        if not isinstance(schema, dict):
+            continue
+        schema = {k: v for k, v in schema.items() if k != "$schema"}
+        as_property = {"type": "object", "properties": {"v": schema}, "required": ["v"]}
+        as_form = dict(schema, type="object")
+        as_form.setdefault("properties", {})
+        add("schema_parse", as_property)
+        add("schema_parse", as_form)
+        for case in group.get("tests", []):
+            add("validate", [as_property, {"v": case.get("data")}])
+
+# MCP examples and fixtures: whole messages for the protocol targets, and every
+# requestedSchema found inside them for the schema targets.
+def schemas_in(value):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == "requestedSchema":
+                yield v
+            yield from schemas_in(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from schemas_in(v)
+
+for base in [oracles / "mcp-schema", oracles / "ts-sdk-corpus"]:
+    for path in sorted(base.rglob("*.json")):
+        if path.name == "schema.json":
+            continue
+        value = json.loads(path.read_text())
+        add("protocol", value)
+        for s in schemas_in(value):
+            add("schema_parse", s)
+            add("validate", [s, {}])
+
+# ACP definitions' examples are not shipped; seed the protocol target with our own.
+for message in [
+    {"mode": "form", "sessionId": "s", "message": "m", "requestedSchema": {"type": "object", "properties": {}}},
+    {"mode": "url", "requestId": 7, "message": "m", "elicitationId": "e", "url": "https://example.com/"},
+    {"mode": "_custom", "sessionId": "s", "message": "m", "payload": [1]},
+    {"action": "accept", "content": {"a": 1}},
+    {"action": "decline"},
+    {"action": "_later", "x": 1},
+    {"elicitationId": "e"},
+    {"form": {}, "url": None},
+    {},
+]:
+    add("protocol", message)
+
+for url in [
+    "https://example.com/", "http://localhost:8080/cb", "https://bank.example@evil.example/",
+    "https://xn--80ak6aa92e.com/", "https://раураl.com/", "javascript:alert(1)", "data:text/html,x",
+    "https://127.0.0.1:8443/", "https://3232235777/", "https://example.com/\u202egnp.exe",
+    "https://a.b.co.uk/path?token=abc#frag", "file:///etc/passwd",
+]:
+    add("url_review", url.encode())
+
+# Contents for the derived types of the from_content target, valid and near-misses.
+profile = {"name": "ada", "email": "ada@example.com", "age": 36, "small": 7, "big": 9, "ratio": 0.5,
+           "flag": True, "level": "low_level", "tags": ["high"], "set": ["high", "low_level"], "day": "2024-02-29"}
+add("from_content", profile)
+for key, bad in [("name", "Ada"), ("age", 3.0), ("age", 301), ("small", -1), ("big", 1e300), ("ratio", 1e39),
+                 ("level", "Low level"), ("tags", []), ("tags", ["high", "high", "high", "high"]),
+                 ("email", None), ("day", "2023-02-29"), ("set", ["x"])]:
+    add("from_content", dict(profile, **{key: bad}))
+add("from_content", {"n": 3, "s": "x"})
+add("from_content", {"n": 3, "extra": True})
+
+# Form-engine sessions: each suite schema as a form with a few operations on it.
+ops = [["text", "v", "3"], ["set", "v", "a"], ["select", "v", "a"], ["review"], ["clear", "v"], ["submit"]]
+for path in sorted(suite.glob("*.json"))[:12]:
+    for group in json.loads(path.read_text())[:3]:
+        schema = group.get("schema")
+        if isinstance(schema, dict):
+            schema = {k: v for k, v in schema.items() if k != "$schema"}
+            schema.setdefault("type", "string")
+            add("form_engine", [{"type": "object", "properties": {"v": schema}, "required": ["v"]}, ops])
+add("form_engine", [{"type": "object", "properties": {
+    "n": {"type": "integer", "minimum": 1, "default": 2},
+    "c": {"type": "string", "oneOf": [{"const": "a", "title": "A"}, {"const": "b", "title": "B"}]},
+    "m": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "maxItems": 1}}},
+    [["text", "n", "3.0"], ["text", "c", "A"], ["select", "m", "x"], ["select", "m", "y"], ["review"], ["submit"]]])
+
+print("seeded:", ", ".join(f"{t} {n}" for t, n in sorted(counts.items())))
