@@ -286,7 +286,7 @@ fn required_field_without_answer_is_asked_again() {
     );
 }
 
-// covers: S2, S4, K3, R4, U2
+// covers: S2, S3, S4, K3, R4, U2, U3
 #[test]
 fn committed_url_script_consents_after_the_review_and_warnings() {
     let run = run(
@@ -306,6 +306,10 @@ fn committed_url_script_consents_after_the_review_and_warnings() {
             "the unusual port 47615",
             // Enter alone is not consent: asked again.
             "answer yes to open the page, no to refuse, or cancel",
+            // S3: the page opens in the user's own browser, outside this client and
+            // any model behind it; U3: nothing from it comes back (no content above).
+            "This client does not open the page itself",
+            "Consented. Open http://127.0.0.1:47615/consent in your browser.",
         ],
     );
     let address = run.dialog.find("Address:").expect("the address is shown");
