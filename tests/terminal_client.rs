@@ -25,53 +25,7 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(20);
 
 fn client_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| build_example("terminal_client"))
-}
-
-/// Builds an example with cargo and returns the path of its executable, from cargo's
-/// JSON messages. The build uses the features and, when it is `release`, the profile
-/// this test was compiled with, so that it reuses the library this test links instead
-/// of compiling another variant.
-fn build_example(name: &str) -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["build", "--example", name, "--no-default-features"])
-        .arg("--message-format=json-render-diagnostics");
-    let features: Vec<&str> = [
-        ("url", cfg!(feature = "url")),
-        ("acp", cfg!(feature = "acp")),
-    ]
-    .into_iter()
-    .filter_map(|(feature, on)| on.then_some(feature))
-    .collect();
-    if !features.is_empty() {
-        command.args(["--features", &features.join(",")]);
-    }
-    if !cfg!(debug_assertions) {
-        command.arg("--release");
-    }
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run cargo to build the `{name}` example: {e}"));
-    assert!(
-        output.status.success(),
-        "building the `{name}` example failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| {
-            message["reason"] == "compiler-artifact"
-                && message["target"]["name"] == name
-                && message["target"]["kind"]
-                    .as_array()
-                    .is_some_and(|kinds| kinds.iter().any(|k| k == "example"))
-        })
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .unwrap_or_else(|| panic!("cargo built the `{name}` example but reported no executable"))
+    BINARY.get_or_init(|| common::build_example("terminal_client"))
 }
 
 /// Kills the child if it is still running when the run is abandoned.

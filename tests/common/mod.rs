@@ -7,6 +7,7 @@
 #![allow(dead_code)] // each test crate uses its own subset
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The oracles directory: `$ELICIT_ORACLES` if set, else `<workspace>/../shared/oracles`.
 /// `None` (with a note on stderr) when it does not exist outside CI; a panic on CI.
@@ -131,4 +132,50 @@ pub fn assert_valid_acp_versions(versions: &[&'static str], def: &str, json: &se
             "not a valid ACP {version} `{def}`: {errors:?}\n{json:#}"
         );
     }
+}
+
+/// Builds an example with cargo and returns the path of its executable, from cargo's
+/// JSON messages. The build uses the features and, when it is `release`, the profile
+/// this test was compiled with, so that it reuses the library this test links instead
+/// of compiling another variant.
+pub fn build_example(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["build", "--example", name, "--no-default-features"])
+        .arg("--message-format=json-render-diagnostics");
+    let features: Vec<&str> = [
+        ("url", cfg!(feature = "url")),
+        ("acp", cfg!(feature = "acp")),
+    ]
+    .into_iter()
+    .filter_map(|(feature, on)| on.then_some(feature))
+    .collect();
+    if !features.is_empty() {
+        command.args(["--features", &features.join(",")]);
+    }
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cargo to build the `{name}` example: {e}"));
+    assert!(
+        output.status.success(),
+        "building the `{name}` example failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|message| {
+            message["reason"] == "compiler-artifact"
+                && message["target"]["name"] == name
+                && message["target"]["kind"]
+                    .as_array()
+                    .is_some_and(|kinds| kinds.iter().any(|k| k == "example"))
+        })
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo built the `{name}` example but reported no executable"))
 }
