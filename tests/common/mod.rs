@@ -65,11 +65,7 @@ pub fn assert_valid_acp(def: &str, json: &serde_json::Value) {
         let Some(root) = load_json(&format!("acp-schema/{version}.schema.json")) else {
             return;
         };
-        let validator = acp_validator(&root, def);
-        let errors: Vec<String> = validator
-            .iter_errors(json)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect();
+        let errors = errors_of(&acp_validator(&root, def), json);
         assert!(
             errors.is_empty(),
             "not a valid ACP {version} `{def}`:\n  {}\n{}",
