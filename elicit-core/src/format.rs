@@ -215,30 +215,61 @@ fn is_email_full(value: &str) -> bool {
 /// and the full check decides. It exists because the full parse costs about 15 times
 /// more and this shape is what nearly every answer looks like.
 fn is_plain_email(value: &str) -> bool {
-    let Some((local, domain)) = value.split_once('@') else {
+    let bytes = value.as_bytes();
+    // The local part: up to the first `@`, dots neither first nor doubled.
+    let mut at = None;
+    let mut previous = b'.';
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'@' {
+            at = Some(i);
+            break;
+        }
+        if !PLAIN_LOCAL[usize::from(b)] || (b == b'.' && previous == b'.') {
+            return false;
+        }
+        previous = b;
+    }
+    let Some(at) = at else { return false };
+    if at == 0 || at > 64 || previous == b'.' {
         return false;
-    };
-    let local = local.as_bytes();
-    let local_ok = !local.is_empty()
-        && local.len() <= 64
-        && local[0] != b'.'
-        && local[local.len() - 1] != b'.'
-        && !local.windows(2).any(|w| w == b"..")
-        && local
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'));
-    local_ok
-        && !domain.is_empty()
-        && domain.len() <= 253
-        && domain.split('.').all(|label| {
-            let b = label.as_bytes();
-            !b.is_empty()
-                && b.len() <= 63
-                && b[0] != b'-'
-                && b[b.len() - 1] != b'-'
-                && b.get(2..4) != Some(b"--")
-                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
-        })
+    }
+    // The domain: LDH labels separated by single dots.
+    let domain = &bytes[at + 1..];
+    if domain.is_empty() || domain.len() > 253 {
+        return false;
+    }
+    if !domain.iter().all(|&b| PLAIN_DOMAIN[usize::from(b)]) {
+        return false;
+    }
+    domain.split(|&b| b == b'.').all(|label| {
+        !label.is_empty()
+            && label.len() <= 63
+            && label[0] != b'-'
+            && label[label.len() - 1] != b'-'
+            && label.get(2..4) != Some(b"--")
+    })
+}
+
+/// The bytes of [`is_plain_email`]'s local part: letters, digits, `.`, `_`, `+`, `-`.
+static PLAIN_LOCAL: [bool; 256] = byte_class(b"._+-");
+/// The bytes of [`is_plain_email`]'s domain: letters, digits, `-` and the dots between
+/// labels.
+static PLAIN_DOMAIN: [bool; 256] = byte_class(b".-");
+
+/// A table of the ASCII letters and digits plus `extra`.
+const fn byte_class(extra: &[u8]) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    let mut i = 0;
+    while i < extra.len() {
+        table[extra[i] as usize] = true;
+        i += 1;
+    }
+    table
 }
 
 /// RFC 5321 4.1.3: `[1.2.3.4]` or `[IPv6:…]` (the tag is case-insensitive).
