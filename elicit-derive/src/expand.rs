@@ -466,6 +466,11 @@ fn expand_select(cont: &Container, variants: &[Variant], p: &TokenStream) -> Tok
                 #p::select_from_json(__value)
             }
 
+            #[inline]
+            fn __read_valid(__value: &#p::JsonValue, __kind: &#p::PropertyKind) -> #p::Option<Self> {
+                #p::select_read_valid(__value, __kind)
+            }
+
             fn to_json(&self) -> #p::Option<#p::JsonValue> {
                 #p::select_to_json(self)
             }

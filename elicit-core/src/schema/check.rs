@@ -270,8 +270,13 @@ pub(crate) fn is_integer(n: &Number) -> bool {
 
 pub(crate) fn check_string(s: &StringSchema, v: &str, sink: &mut dyn FnMut(Violation)) -> bool {
     let mut ok = true;
-    if s.min_length.is_some() || s.max_length.is_some() {
-        // V1, D6: lengths count Unicode scalar values.
+    // V1, D6: lengths count Unicode scalar values. A string of `n` bytes holds between
+    // `ceil(n / 4)` and `n` of them, so the count is needed only when those bounds do
+    // not already settle both limits.
+    let settled = s.max_length.is_none_or(|max| v.len() <= max as usize)
+        && s.min_length
+            .is_none_or(|min| v.len().div_ceil(4) >= min as usize);
+    if !settled {
         let len = v.chars().count();
         if let Some(min) = s.min_length {
             if len < min as usize {
@@ -479,5 +484,40 @@ mod tests {
         assert!(is_integer(&Number::from_f64(1e300).unwrap()));
         assert!(!is_integer(&Number::from_f64(3.5).unwrap()));
         assert!(is_integer(&Number::from(u64::MAX)));
+    }
+
+    // covers: V1, D6
+    #[test]
+    fn lengths_skip_the_count_only_when_the_byte_length_settles_it() {
+        let texts = [
+            "",
+            "a",
+            "ab",
+            "é",
+            "éé",
+            "€€€",
+            "𝄞",
+            "𝄞𝄞",
+            "a𝄞é€",
+            "abcdefgh",
+            "𝄞𝄞𝄞𝄞𝄞",
+        ];
+        for text in texts {
+            let len = text.chars().count() as u32;
+            for min in (0..=9).map(Some).chain([None]) {
+                for max in (0..=9).map(Some).chain([None]) {
+                    let schema = StringSchema {
+                        min_length: min,
+                        max_length: max,
+                        ..StringSchema::default()
+                    };
+                    let expected = min.is_none_or(|m| len >= m) && max.is_none_or(|m| len <= m);
+                    let mut reported = Vec::new();
+                    let ok = check_string(&schema, text, &mut |v| reported.push(v));
+                    assert_eq!(ok, expected, "{text:?} with {min:?}..{max:?}");
+                    assert_eq!(reported.is_empty(), expected);
+                }
+            }
+        }
     }
 }

@@ -13,9 +13,9 @@ use serde_json::{Map, Value};
 
 use crate::content::{ValidationError, ValidationErrors};
 use crate::protocol::{Action, ElicitationResponse};
-use crate::schema::check::json_type_name;
+use crate::schema::check::{check_string, json_type_name};
 use crate::schema::parse::value_to_i64;
-use crate::schema::{EnumOption, Property, RequestedSchema, Text, Violation};
+use crate::schema::{EnumOption, Property, PropertyKind, RequestedSchema, Text, Violation};
 
 #[doc(hidden)]
 pub mod private;
@@ -153,6 +153,18 @@ pub trait Field: Sized {
     /// The JSON of this value; `None` leaves the key out (an empty `Option`).
     fn to_json(&self) -> Option<Value>;
 
+    /// Checks and converts `value` in one step, for the common case of a valid answer:
+    /// `Some` only if `value` satisfies `kind` (the kind built from [`Field::SHAPE`])
+    /// and converts, with the same result as the checked path. `None` leaves the value
+    /// to that path, which reports what is wrong. Not a public API; the default always
+    /// defers.
+    #[doc(hidden)]
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        let _ = (value, kind);
+        None
+    }
+
     /// Reads this field of a form's content; what `#[derive(Elicit)]` calls. Not a
     /// public API. A method rather than a function so that a type which is not a
     /// `Field` gets one error at the field's type, not one per use.
@@ -246,6 +258,17 @@ impl Field for String {
             other => Err(wrong_type("a string", other)),
         }
     }
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        match (value, kind) {
+            (Value::String(s), PropertyKind::String(schema))
+                if check_string(schema, s, &mut |_| {}) =>
+            {
+                Some(s.clone())
+            }
+            _ => None,
+        }
+    }
     fn to_json(&self) -> Option<Value> {
         Some(Value::String(self.clone()))
     }
@@ -259,6 +282,10 @@ impl Field for Cow<'static, str> {
     const RUST_TYPE: &'static str = "Cow<'static, str>";
     fn from_json(value: &Value) -> Result<Self, Violation> {
         String::from_json(value).map(Cow::Owned)
+    }
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        String::__read_valid(value, kind).map(Cow::Owned)
     }
     fn to_json(&self) -> Option<Value> {
         Some(Value::String(self.to_string()))
@@ -284,6 +311,13 @@ impl Field for bool {
         value
             .as_bool()
             .ok_or_else(|| wrong_type("a boolean", value))
+    }
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        match (value, kind) {
+            (Value::Bool(b), PropertyKind::Boolean(_)) => Some(*b),
+            _ => None,
+        }
     }
     fn to_json(&self) -> Option<Value> {
         Some(Value::Bool(*self))
@@ -313,6 +347,18 @@ macro_rules! integer_field {
                 let i = value_to_i64(n).map_err(|_| Violation::OutOfTypeRange { rust_type: stringify!($t) })?;
                 <$t>::try_from(i).map_err(|_| Violation::OutOfTypeRange { rust_type: stringify!($t) })
             }
+            #[inline]
+            fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+                // Integers written as integers; `3.0` and values beyond int64 take the
+                // checked path.
+                let (Value::Number(n), PropertyKind::Integer(schema)) = (value, kind) else {
+                    return None;
+                };
+                let i = n.as_i64()?;
+                let in_bounds = schema.minimum.is_none_or(|min| i >= min)
+                    && schema.maximum.is_none_or(|max| i <= max);
+                if in_bounds { <$t>::try_from(i).ok() } else { None }
+            }
             fn to_json(&self) -> Option<Value> {
                 // Values above int64 cannot be sent; they are outside the schema's
                 // maximum too, so the form would refuse them.
@@ -336,11 +382,37 @@ impl Field for f64 {
     fn from_json(value: &Value) -> Result<Self, Violation> {
         value.as_f64().ok_or_else(|| wrong_type("a number", value))
     }
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        float_in_bounds(value, kind)
+    }
     fn to_json(&self) -> Option<Value> {
         Some(serde_json::Number::from_f64(*self).map_or(Value::Null, Value::Number))
     }
 }
 impl NumericField for f64 {}
+
+/// The value of a number that lies within a number kind's bounds, when the comparison
+/// in `f64` is exact: a double, or an integer of at most 53 bits. Anything else takes
+/// the checked path, which compares exactly.
+#[inline]
+fn float_in_bounds(value: &Value, kind: &PropertyKind) -> Option<f64> {
+    let (Value::Number(n), PropertyKind::Number(schema)) = (value, kind) else {
+        return None;
+    };
+    let f = if n.is_f64() {
+        n.as_f64()?
+    } else {
+        let i = n.as_i64()?;
+        if i.unsigned_abs() > 1 << 53 {
+            return None;
+        }
+        i as f64
+    };
+    let in_bounds =
+        schema.minimum.is_none_or(|min| f >= min) && schema.maximum.is_none_or(|max| f <= max);
+    in_bounds.then_some(f)
+}
 impl NonOptional for f64 {}
 
 impl Field for f32 {
@@ -361,6 +433,11 @@ impl Field for f32 {
             Err(Violation::OutOfTypeRange { rust_type: "f32" })
         }
     }
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        let narrow = float_in_bounds(value, kind)? as f32;
+        narrow.is_finite().then_some(narrow)
+    }
     fn to_json(&self) -> Option<Value> {
         Some(serde_json::Number::from_f64(f64::from(*self)).map_or(Value::Null, Value::Number))
     }
@@ -376,6 +453,10 @@ impl<T: Field + NonOptional> Field for Option<T> {
     const RUST_TYPE: &'static str = T::RUST_TYPE;
     fn from_json(value: &Value) -> Result<Self, Violation> {
         T::from_json(value).map(Some)
+    }
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        T::__read_valid(value, kind).map(Some)
     }
     fn absent() -> Option<Self> {
         Some(None)
@@ -412,6 +493,28 @@ fn collect_options<T: SelectOption, C: FromIterator<T>>(value: &Value) -> Result
         .collect()
 }
 
+/// The choices of a multi-select answer that is valid for `kind`: every item an option
+/// and the count within bounds. `None` leaves it to the checked path.
+#[inline]
+fn read_valid_options<T: SelectOption, C: FromIterator<T>>(
+    value: &Value,
+    kind: &PropertyKind,
+) -> Option<C> {
+    let (Value::Array(items), PropertyKind::MultiSelect(schema)) = (value, kind) else {
+        return None;
+    };
+    let len = items.len() as u64;
+    if schema.min_items.is_some_and(|min| len < min)
+        || schema.max_items.is_some_and(|max| len > max)
+    {
+        return None;
+    }
+    items
+        .iter()
+        .map(|item| item.as_str().and_then(T::from_option))
+        .collect()
+}
+
 fn options_json<'a, T: SelectOption>(items: impl Iterator<Item = &'a T>) -> Option<Value> {
     Some(Value::Array(
         items
@@ -425,6 +528,10 @@ impl<T: SelectOption> Field for Vec<T> {
     const RUST_TYPE: &'static str = "Vec";
     fn from_json(value: &Value) -> Result<Self, Violation> {
         collect_options(value)
+    }
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        read_valid_options(value, kind)
     }
     fn to_json(&self) -> Option<Value> {
         options_json(self.iter())
@@ -440,6 +547,10 @@ impl<T: SelectOption + Ord> Field for BTreeSet<T> {
     fn from_json(value: &Value) -> Result<Self, Violation> {
         collect_options(value)
     }
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        read_valid_options(value, kind)
+    }
     fn to_json(&self) -> Option<Value> {
         options_json(self.iter())
     }
@@ -452,6 +563,10 @@ impl<T: SelectOption + Hash + Eq, S: std::hash::BuildHasher + Default> Field for
     const RUST_TYPE: &'static str = "HashSet";
     fn from_json(value: &Value) -> Result<Self, Violation> {
         collect_options(value)
+    }
+    #[inline]
+    fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
+        read_valid_options(value, kind)
     }
     fn to_json(&self) -> Option<Value> {
         // A hash set has no order; send the choices in option order so the answer is
@@ -476,4 +591,110 @@ fn option_index<T: SelectOption>(value: &str) -> usize {
         OptionList::Titled(v) => v.iter().position(|o| o.value() == value),
     }
     .unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::private::{kind, Attrs, Num};
+    use super::*;
+    use crate::schema::check::check_value;
+    use serde_json::json;
+
+    /// Values around every edge the fast paths decide on: types, bounds, integers
+    /// written as doubles, integers past 2^53 and past int64, lengths in scalar values.
+    fn values() -> Vec<Value> {
+        let mut v = vec![
+            Value::Null,
+            json!(true),
+            json!(false),
+            json!("x"),
+            json!(""),
+            json!("é"),
+            json!("ééé"),
+            json!("𝄞𝄞"),
+            json!("abcd"),
+            json!("a@b.co"),
+            json!(["a"]),
+            json!([]),
+            json!({}),
+            json!(3.0),
+            json!(2.5),
+            json!(-0.0),
+            json!(1e300),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(9_007_199_254_740_993_u64),
+            json!(9_007_199_254_740_992_i64),
+            json!(-9_007_199_254_740_993_i64),
+        ];
+        for i in -3..=300 {
+            v.push(json!(i));
+        }
+        v
+    }
+
+    fn agrees<T: Field + PartialEq + std::fmt::Debug>(kinds: &[PropertyKind]) -> usize {
+        let mut fast = 0;
+        for kind in kinds {
+            for value in values() {
+                let checked = check_value(kind, &value, &mut |_| {})
+                    .then(|| T::from_json(&value).ok())
+                    .flatten();
+                if let Some(quick) = T::__read_valid(&value, kind) {
+                    fast += 1;
+                    assert_eq!(Some(&quick), checked.as_ref(), "{value} against {kind:?}");
+                }
+            }
+        }
+        fast
+    }
+
+    fn int(min: i64, max: i64) -> Attrs {
+        Attrs {
+            minimum: Some(Num::Int(min)),
+            maximum: Some(Num::Int(max)),
+            ..Attrs::NONE
+        }
+    }
+
+    // covers: V1, V2, V3, D5, D6
+    #[test]
+    fn the_fast_paths_accept_only_what_the_checked_path_accepts_with_the_same_value() {
+        let bounded = Attrs {
+            min_length: Some(2),
+            max_length: Some(3),
+            ..Attrs::NONE
+        };
+        let email = Attrs {
+            format: Some(crate::Format::Email),
+            ..Attrs::NONE
+        };
+        let text = [Attrs::NONE, bounded, email].map(|a| kind(Shape::Text, a));
+        assert!(agrees::<String>(&text) > 0);
+        assert!(agrees::<Option<String>>(&text) > 0);
+        assert!(agrees::<Cow<'static, str>>(&text) > 0);
+        assert!(agrees::<bool>(&[kind(bool::SHAPE, Attrs::NONE)]) > 0);
+        assert!(agrees::<u8>(&[kind(u8::SHAPE, Attrs::NONE), kind(u8::SHAPE, int(13, 120))]) > 0);
+        assert!(agrees::<i64>(&[kind(i64::SHAPE, Attrs::NONE), kind(i64::SHAPE, int(-1, 1))]) > 0);
+        assert!(agrees::<u64>(&[kind(u64::SHAPE, Attrs::NONE)]) > 0);
+        let unit = Attrs {
+            minimum: Some(Num::Float(0.0)),
+            maximum: Some(Num::Float(2.5)),
+            ..Attrs::NONE
+        };
+        let floats = [Attrs::NONE, unit];
+        assert!(agrees::<f64>(&floats.map(|a| kind(f64::SHAPE, a))) > 0);
+        assert!(agrees::<f32>(&floats.map(|a| kind(f32::SHAPE, a))) > 0);
+        // An integer kind never hands a double-written value to the fast path, and a
+        // bound of 2^53 + 1 is compared exactly.
+        assert_eq!(
+            u8::__read_valid(&json!(3.0), &kind(u8::SHAPE, Attrs::NONE)),
+            None
+        );
+        let huge = kind(f64::SHAPE, int(0, 9_007_199_254_740_992));
+        assert_eq!(
+            f64::__read_valid(&json!(9_007_199_254_740_993_u64), &huge),
+            None
+        );
+    }
 }

@@ -457,6 +457,9 @@ pub fn field<T: Field>(
         }
         return absent;
     };
+    if let Some(t) = T::__read_valid(value, property.schema().kind()) {
+        return Some(t);
+    }
     let before = errors.0.len();
     check_value(property.schema().kind(), value, &mut |v| {
         errors.0.push(ValidationError::new(name, v))
@@ -521,6 +524,17 @@ pub fn select_from_json<T: SelectOption>(value: &Value) -> Result<T, Violation> 
             expected: "a string (one of the options)",
             found: json_type_name(other),
         }),
+    }
+}
+
+/// `Field::__read_valid` of a derived select: the variant whose value is the string.
+/// A derived select's kind lists exactly its variants' values, so this is the check
+/// and the conversion at once.
+#[inline]
+pub fn select_read_valid<T: SelectOption>(value: &Value, kind: &PropertyKind) -> Option<T> {
+    match (value, kind) {
+        (Value::String(s), PropertyKind::SingleSelect(_)) => T::from_option(s),
+        _ => None,
     }
 }
 
