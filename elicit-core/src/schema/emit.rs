@@ -190,7 +190,7 @@ impl Serialize for PropertySchema {
         if let Some(m) = &self.meta {
             map.serialize_entry("_meta", m)?;
         }
-        write_extra(&mut map, self.extra.as_ref())?;
+        write_extra(&mut map, self.extra.as_deref())?;
         map.end()
     }
 }

@@ -255,8 +255,9 @@ pub struct PropertySchema {
     pub(crate) title: Option<Text>,
     pub(crate) description: Option<Text>,
     pub(crate) kind: PropertyKind,
-    pub(crate) meta: Option<Meta>,
-    pub(crate) extra: Option<Meta>,
+    // Boxed: nearly every property has neither, and a small struct moves cheaply.
+    pub(crate) meta: Option<Box<Meta>>,
+    pub(crate) extra: Option<Box<Meta>>,
 }
 
 impl PropertySchema {
@@ -306,7 +307,7 @@ impl PropertySchema {
 
     /// Sets the `_meta` object.
     pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
-        self.meta = meta;
+        self.meta = meta.map(Box::new);
         self
     }
 
@@ -327,12 +328,12 @@ impl PropertySchema {
 
     /// The `_meta` object (E7).
     pub fn meta(&self) -> Option<&Meta> {
-        self.meta.as_ref()
+        self.meta.as_deref()
     }
 
     /// Members kept but not interpreted (see [`RequestedSchema::extra_members`]).
     pub fn extra_members(&self) -> Option<&Meta> {
-        self.extra.as_ref()
+        self.extra.as_deref()
     }
 
     /// The declared `default`, as JSON.

@@ -340,6 +340,7 @@ impl Parser<'_> {
                             },
                         );
                     } else {
+                        properties.reserve_exact(props.len());
                         for (name, schema) in props {
                             let pat = at.key(name);
                             self.text_limit(name, &pat);
@@ -553,7 +554,7 @@ impl Parser<'_> {
             self.err(&at.key("$ref"), K::Ref);
             return None;
         }
-        let type_name = match b.get("type") {
+        let type_name = match b.get(Kw::Type) {
             None => {
                 self.err(at, K::MissingType);
                 return None;
@@ -601,11 +602,11 @@ impl Parser<'_> {
                 }
                 return Some(PropertySchema {
                     title: b
-                        .get("title")
+                        .get(Kw::Title)
                         .and_then(Value::as_str)
                         .map(|s| Cow::Owned(s.to_owned())),
                     description: b
-                        .get("description")
+                        .get(Kw::Description)
                         .and_then(Value::as_str)
                         .map(|s| Cow::Owned(s.to_owned())),
                     kind: PropertyKind::Unknown(UnknownProperty { raw: obj.clone() }),
@@ -625,8 +626,8 @@ impl Parser<'_> {
                 "type" | "default" => {}
                 "title" => title = self.cosmetic_text(value, &kat, "title"),
                 "description" => description = self.cosmetic_text(value, &kat, "description"),
-                "_meta" => meta = self.meta(value, &kat),
-                k if b.is_used(k) => {}
+                "_meta" => meta = self.meta(value, &kat).map(Box::new),
+                k if b.is_used_name(k) => {}
                 _ => self.other_keyword(key, value, &kat, &mut extra),
             }
         }
@@ -644,17 +645,18 @@ impl Parser<'_> {
             description,
             kind,
             meta,
-            extra: (!extra.is_empty()).then_some(extra),
+            extra: (!extra.is_empty()).then(|| Box::new(extra)),
         };
-        self.default(b.get("default"), &at.key("default"), &mut schema);
+        self.default(b.get(Kw::Default), &at.key("default"), &mut schema);
         Some(schema)
     }
 
     // ---- numbers -------------------------------------------------------------------
 
     /// A length (uint32) or an item count (uint64). Null reads as absent.
-    fn count(&mut self, b: &mut PropBuilder<'_>, keyword: &'static str, max: u64) -> Option<u64> {
-        let value = b.take(keyword)?;
+    fn count(&mut self, b: &mut PropBuilder<'_>, kw: Kw, max: u64) -> Option<u64> {
+        let keyword = kw.name();
+        let value = b.take(kw)?;
         let at = &b.at.key(keyword);
         let range = if max == u64::from(u32::MAX) {
             "at most 4294967295 (uint32)"
@@ -701,8 +703,9 @@ impl Parser<'_> {
         }
     }
 
-    fn int64(&mut self, b: &mut PropBuilder<'_>, keyword: &'static str) -> Option<i64> {
-        let value = b.take(keyword)?;
+    fn int64(&mut self, b: &mut PropBuilder<'_>, kw: Kw) -> Option<i64> {
+        let keyword = kw.name();
+        let value = b.take(kw)?;
         let at = &b.at.key(keyword);
         match value {
             Value::Null => None,
@@ -736,8 +739,9 @@ impl Parser<'_> {
         }
     }
 
-    fn double(&mut self, b: &mut PropBuilder<'_>, keyword: &'static str) -> Option<f64> {
-        let value = b.take(keyword)?;
+    fn double(&mut self, b: &mut PropBuilder<'_>, kw: Kw) -> Option<f64> {
+        let keyword = kw.name();
+        let value = b.take(kw)?;
         let at = &b.at.key(keyword);
         match value {
             Value::Null => None,
@@ -790,23 +794,29 @@ impl Parser<'_> {
     // ---- kinds ---------------------------------------------------------------------
 
     fn string_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
-        let has_enum = b.get("enum").is_some_and(|v| !v.is_null());
-        let has_one_of = b.get("oneOf").is_some_and(|v| !v.is_null());
-        for k in ["items", "minItems", "maxItems", "minimum", "maximum"] {
+        let has_enum = b.get(Kw::Enum).is_some_and(|v| !v.is_null());
+        let has_one_of = b.get(Kw::OneOf).is_some_and(|v| !v.is_null());
+        for k in [
+            Kw::Items,
+            Kw::MinItems,
+            Kw::MaxItems,
+            Kw::Minimum,
+            Kw::Maximum,
+        ] {
             b.misplace(k, "string");
         }
-        if has_enum || has_one_of || b.contains("enumNames") {
+        if has_enum || has_one_of || b.contains(Kw::EnumNames) {
             return self.single_select_kind(b, has_enum, has_one_of);
         }
-        b.allow(&["enum", "oneOf"]);
+        b.allow(&[Kw::Enum, Kw::OneOf]);
         let min_length = self
-            .count(b, "minLength", u64::from(u32::MAX))
+            .count(b, Kw::MinLength, u64::from(u32::MAX))
             .map(|v| v as u32);
         let max_length = self
-            .count(b, "maxLength", u64::from(u32::MAX))
+            .count(b, Kw::MaxLength, u64::from(u32::MAX))
             .map(|v| v as u32);
         self.min_max(b.at, &min_length, &max_length, ("minLength", "maxLength"));
-        let pattern = match b.take("pattern") {
+        let pattern = match b.take(Kw::Pattern) {
             None | Some(Value::Null) => None,
             Some(Value::String(src)) => self.pattern(src, &b.at.key("pattern")),
             Some(_) => {
@@ -820,7 +830,7 @@ impl Parser<'_> {
                 None
             }
         };
-        let format = match b.take("format") {
+        let format = match b.take(Kw::Format) {
             None | Some(Value::Null) => None,
             Some(Value::String(name)) => match Format::from_name(name) {
                 Some(f) => Some(FormatSpec::Known(f)),
@@ -896,25 +906,25 @@ impl Parser<'_> {
         has_enum: bool,
         has_one_of: bool,
     ) -> Option<PropertyKind> {
-        for k in ["minLength", "maxLength", "pattern", "format"] {
+        for k in [Kw::MinLength, Kw::MaxLength, Kw::Pattern, Kw::Format] {
             b.misplace(k, "single-select");
         }
         if has_enum && has_one_of {
             self.err(&b.at.key("oneOf"), K::EnumWithOneOf);
-            b.allow(&["enum", "oneOf", "enumNames"]);
+            b.allow(&[Kw::Enum, Kw::OneOf, Kw::EnumNames]);
             return None;
         }
-        let names = b.take("enumNames");
+        let names = b.take(Kw::EnumNames);
         let options = if has_one_of {
-            b.allow(&["enum"]);
+            b.allow(&[Kw::Enum]);
             if names.is_some() {
                 self.legacy_names_misplaced(b);
             }
-            let v = b.take("oneOf")?;
+            let v = b.take(Kw::OneOf)?;
             self.titled_options(v, &b.at.key("oneOf"), "oneOf")?
         } else {
-            b.allow(&["oneOf"]);
-            let v = b.take("enum")?;
+            b.allow(&[Kw::OneOf]);
+            let v = b.take(Kw::Enum)?;
             let at = &b.at.key("enum");
             let values = self.untitled_options(v, at)?;
             match names {
@@ -1052,22 +1062,32 @@ impl Parser<'_> {
             let mut title = None;
             let mut description = None;
             let mut meta = None;
+            let (mut has_const, mut has_title) = (false, false);
             for (key, member) in obj {
                 let kat = iat.key(key);
                 match key.as_str() {
-                    "const" => match member.as_str() {
-                        Some(s) => value = Some(s),
-                        None => self.err(&kat, K::OptionNotAString),
-                    },
+                    "const" => {
+                        has_const = true;
+                        match member.as_str() {
+                            Some(s) => value = Some(s),
+                            None => self.err(&kat, K::OptionNotAString),
+                        }
+                    }
                     "title" => match member.as_str() {
-                        Some(s) => title = Some(s),
-                        None => self.err(
-                            &kat,
-                            K::WrongJsonType {
-                                keyword: "title",
-                                expected: "a string",
-                            },
-                        ),
+                        Some(s) => {
+                            title = Some(s);
+                            has_title = true;
+                        }
+                        None => {
+                            has_title = true;
+                            self.err(
+                                &kat,
+                                K::WrongJsonType {
+                                    keyword: "title",
+                                    expected: "a string",
+                                },
+                            );
+                        }
                     },
                     "description" => description = self.cosmetic_text(member, &kat, "description"),
                     "_meta" => meta = self.meta(member, &kat),
@@ -1082,7 +1102,7 @@ impl Parser<'_> {
                     _ => {}
                 }
             }
-            match (value, obj.contains_key("const")) {
+            match (value, has_const) {
                 (None, false) => self.err(&iat, K::OptionMissingConst),
                 (Some(v), _) if !seen.insert(v) => self.err(
                     &iat.key("const"),
@@ -1092,7 +1112,7 @@ impl Parser<'_> {
                 ),
                 _ => {}
             }
-            if title.is_none() && !obj.contains_key("title") {
+            if !has_title {
                 self.err(&iat, K::OptionMissingTitle);
             }
             if let (Some(value), Some(title)) = (value, title) {
@@ -1110,8 +1130,8 @@ impl Parser<'_> {
     }
 
     fn number_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
-        let minimum = self.double(b, "minimum");
-        let maximum = self.double(b, "maximum");
+        let minimum = self.double(b, Kw::Minimum);
+        let maximum = self.double(b, Kw::Maximum);
         self.min_max(b.at, &minimum, &maximum, ("minimum", "maximum"));
         b.misplace_string_and_array("number");
         Some(PropertyKind::Number(NumberSchema {
@@ -1122,8 +1142,8 @@ impl Parser<'_> {
     }
 
     fn integer_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
-        let minimum = self.int64(b, "minimum");
-        let maximum = self.int64(b, "maximum");
+        let minimum = self.int64(b, Kw::Minimum);
+        let maximum = self.int64(b, Kw::Maximum);
         self.min_max(b.at, &minimum, &maximum, ("minimum", "maximum"));
         b.misplace_string_and_array("integer");
         Some(PropertyKind::Integer(IntegerSchema {
@@ -1135,7 +1155,7 @@ impl Parser<'_> {
 
     fn boolean_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
         b.misplace_string_and_array("boolean");
-        for k in ["minimum", "maximum"] {
+        for k in [Kw::Minimum, Kw::Maximum] {
             b.misplace(k, "boolean");
         }
         Some(PropertyKind::Boolean(BooleanSchema { default: None }))
@@ -1143,22 +1163,22 @@ impl Parser<'_> {
 
     fn multi_select_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
         for k in [
-            "minLength",
-            "maxLength",
-            "pattern",
-            "format",
-            "minimum",
-            "maximum",
-            "enum",
-            "oneOf",
+            Kw::MinLength,
+            Kw::MaxLength,
+            Kw::Pattern,
+            Kw::Format,
+            Kw::Minimum,
+            Kw::Maximum,
+            Kw::Enum,
+            Kw::OneOf,
         ] {
             b.misplace(k, "multi-select");
         }
-        let min_items = self.count(b, "minItems", u64::MAX);
-        let max_items = self.count(b, "maxItems", u64::MAX);
+        let min_items = self.count(b, Kw::MinItems, u64::MAX);
+        let max_items = self.count(b, Kw::MaxItems, u64::MAX);
         self.min_max(b.at, &min_items, &max_items, ("minItems", "maxItems"));
         let items_at = &b.at.key("items");
-        let Some(items) = b.take("items") else {
+        let Some(items) = b.take(Kw::Items) else {
             self.err(
                 b.at,
                 K::ArrayNotMultiSelect {
@@ -1176,13 +1196,23 @@ impl Parser<'_> {
             );
             return None;
         };
-        if items.contains_key("$ref") {
+        // The members that decide the shape, in one pass (no hashed look-ups).
+        let (mut has_ref, mut has_enum, mut has_any_of, mut items_type) =
+            (false, false, false, None);
+        for (key, value) in items {
+            match key.as_str() {
+                "$ref" => has_ref = true,
+                "enum" => has_enum = !value.is_null(),
+                "anyOf" => has_any_of = !value.is_null(),
+                "type" => items_type = Some(value),
+                _ => {}
+            }
+        }
+        if has_ref {
             self.err(&items_at.key("$ref"), K::Ref);
             return None;
         }
-        let has_enum = items.get("enum").is_some_and(|v| !v.is_null());
-        let has_any_of = items.get("anyOf").is_some_and(|v| !v.is_null());
-        match items.get("type") {
+        match items_type {
             None if has_any_of => {}
             Some(Value::String(t)) if t == "string" => {}
             None => {
@@ -1376,6 +1406,60 @@ const KEYWORDS: [&str; 17] = [
     "maxItems",
 ];
 
+/// A keyword of [`KEYWORDS`], by its index: what the parser asks a [`PropBuilder`] for,
+/// so that no look-up compares strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kw {
+    Type,
+    Title,
+    Description,
+    // `_meta` is read by name in the generic loop; the variant keeps the indices aligned.
+    #[allow(dead_code)]
+    Meta,
+    Default,
+    MinLength,
+    MaxLength,
+    Pattern,
+    Format,
+    Enum,
+    OneOf,
+    EnumNames,
+    Minimum,
+    Maximum,
+    Items,
+    MinItems,
+    MaxItems,
+}
+
+impl Kw {
+    /// Every keyword, in [`KEYWORDS`] order.
+    #[cfg(test)]
+    const ALL: [Kw; KEYWORDS.len()] = [
+        Kw::Type,
+        Kw::Title,
+        Kw::Description,
+        Kw::Meta,
+        Kw::Default,
+        Kw::MinLength,
+        Kw::MaxLength,
+        Kw::Pattern,
+        Kw::Format,
+        Kw::Enum,
+        Kw::OneOf,
+        Kw::EnumNames,
+        Kw::Minimum,
+        Kw::Maximum,
+        Kw::Items,
+        Kw::MinItems,
+        Kw::MaxItems,
+    ];
+
+    /// The keyword as written in a schema.
+    fn name(self) -> &'static str {
+        KEYWORDS[self as usize]
+    }
+}
+
 fn keyword_index(key: &str) -> Option<usize> {
     // A `match` compiles to a switch on length and bytes; it must list `KEYWORDS` in order
     // (a unit test checks it).
@@ -1430,32 +1514,35 @@ impl<'a> PropBuilder<'a> {
         }
     }
 
-    fn get(&self, keyword: &str) -> Option<&'a Value> {
-        keyword_index(keyword).and_then(|i| self.slots[i])
+    fn get(&self, keyword: Kw) -> Option<&'a Value> {
+        self.slots[keyword as usize]
     }
 
-    fn contains(&self, keyword: &str) -> bool {
+    fn contains(&self, keyword: Kw) -> bool {
         self.get(keyword).is_some()
     }
 
-    fn is_used(&self, keyword: &str) -> bool {
-        keyword_index(keyword).is_some_and(|i| self.used & (1 << i) != 0)
+    fn is_used(&self, keyword: Kw) -> bool {
+        self.used & (1 << keyword as u32) != 0
     }
 
-    fn mark(&mut self, keyword: &str) {
-        if let Some(i) = keyword_index(keyword) {
-            self.used |= 1 << i;
-        }
+    /// Whether a member, by name, is a keyword some kind has used.
+    fn is_used_name(&self, key: &str) -> bool {
+        keyword_index(key).is_some_and(|i| self.used & (1 << i) != 0)
     }
 
-    fn take(&mut self, keyword: &'static str) -> Option<&'a Value> {
+    fn mark(&mut self, keyword: Kw) {
+        self.used |= 1 << keyword as u32;
+    }
+
+    fn take(&mut self, keyword: Kw) -> Option<&'a Value> {
         self.mark(keyword);
         self.get(keyword)
     }
 
     /// Keywords already reported elsewhere (or harmless when null).
-    fn allow(&mut self, keywords: &[&'static str]) {
-        for k in keywords {
+    fn allow(&mut self, keywords: &[Kw]) {
+        for &k in keywords {
             if self.get(k).is_some_and(Value::is_null) {
                 self.mark(k);
             }
@@ -1463,25 +1550,25 @@ impl<'a> PropBuilder<'a> {
     }
 
     /// A keyword of the subset that does not fit this kind: reported once, by name.
-    fn misplace(&mut self, keyword: &'static str, kind: &'static str) {
+    fn misplace(&mut self, keyword: Kw, kind: &'static str) {
         if self.contains(keyword) && !self.is_used(keyword) {
             self.mark(keyword);
-            self.misplaced.push((keyword, kind));
+            self.misplaced.push((keyword.name(), kind));
         }
     }
 
     fn misplace_string_and_array(&mut self, kind: &'static str) {
         for k in [
-            "minLength",
-            "maxLength",
-            "pattern",
-            "format",
-            "enum",
-            "oneOf",
-            "enumNames",
-            "items",
-            "minItems",
-            "maxItems",
+            Kw::MinLength,
+            Kw::MaxLength,
+            Kw::Pattern,
+            Kw::Format,
+            Kw::Enum,
+            Kw::OneOf,
+            Kw::EnumNames,
+            Kw::Items,
+            Kw::MinItems,
+            Kw::MaxItems,
         ] {
             self.misplace(k, kind);
         }
@@ -1490,12 +1577,14 @@ impl<'a> PropBuilder<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{keyword_index, KEYWORDS};
+    use super::{keyword_index, Kw, KEYWORDS};
 
     #[test]
     fn keyword_index_matches_the_keyword_table() {
         for (i, k) in KEYWORDS.iter().enumerate() {
             assert_eq!(keyword_index(k), Some(i), "{k}");
+            assert_eq!(Kw::ALL[i] as usize, i);
+            assert_eq!(Kw::ALL[i].name(), *k);
         }
         assert_eq!(keyword_index("$ref"), None);
         assert_eq!(keyword_index(""), None);
