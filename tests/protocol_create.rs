@@ -461,6 +461,12 @@ fn unknown_mode_is_kept_byte_for_byte() {
     let changed = request.with_meta(Some(m));
     assert_eq!(changed.to_json()["scopes"], json!(["x"]));
     assert_eq!(changed.to_json()["_meta"], json!({ "k": true }));
+    // Removing `_meta` leaves the other members in the order received.
+    let early =
+        r#"{"_meta":{"z":1},"message":"m","mode":"_cards","sessionId":"s","deck":1,"url":"u"}"#;
+    let cards = CreateElicitation::from_json(&serde_json::from_str(early).unwrap()).unwrap();
+    let written = serde_json::to_string(&cards.with_meta(None)).unwrap();
+    assert_eq!(written, early.replace(r#""_meta":{"z":1},"#, ""));
     // A client that does not handle it answers -32602 unsupported_mode.
     let rpc = JsonRpcError::unsupported_mode(changed.mode_name());
     assert_eq!(rpc.code(), -32602);

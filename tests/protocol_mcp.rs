@@ -359,6 +359,28 @@ fn ts_sdk_corpus_parses() {
     assert_mcp(V1125, "ElicitResult", &parsed.to_json());
 }
 
+// covers: M7, D13
+#[test]
+fn leaving_out_the_pattern_keeps_the_order_of_the_other_members() {
+    // Found by the `protocol` fuzz target: the removal swapped the last member into the
+    // pattern's place, so the MCP form reordered what the agent wrote.
+    let schema = RequestedSchema::from_json_lenient(&json!({
+        "type": "object",
+        "properties": { "name": {
+            "type": "string", "pattern": "^a", "x-first": 1, "x-second": 2, "x-third": 3
+        } }
+    }))
+    .unwrap();
+    let json = McpSchema::new(schema).to_json();
+    let keys: Vec<&str> = json["properties"]["name"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["type", "x-first", "x-second", "x-third"]);
+}
+
 // covers: M7
 #[test]
 fn mcp_schema_omits_pattern_and_the_agent_still_enforces_it() {

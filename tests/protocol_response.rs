@@ -134,6 +134,11 @@ fn unknown_action_is_kept_byte_for_byte() {
     assert_eq!(response.raw().unwrap(), json.as_object().unwrap());
     assert_eq!(response.meta().unwrap()["b"], 2);
     assert_acp("CreateElicitationResponse", &json);
+    // Removing `_meta` leaves the other members in the order received.
+    let early = r#"{"_meta":{"b":2},"action":"_snooze","until":"2026-09-01","why":"later"}"#;
+    let snoozed = ElicitationResponse::from_json(&serde_json::from_str(early).unwrap()).unwrap();
+    let written = serde_json::to_string(&snoozed.with_meta(None)).unwrap();
+    assert_eq!(written, early.replace(r#""_meta":{"b":2},"#, ""));
     // A future action without the prefix too.
     let future = json!({ "action": "defer" });
     assert_eq!(

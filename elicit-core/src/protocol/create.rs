@@ -337,7 +337,7 @@ impl CreateElicitation {
             // E6: the raw payload is what gets written, so it must carry the change.
             match &meta {
                 Some(m) => raw.insert("_meta".to_owned(), Value::Object(m.clone())),
-                None => raw.remove("_meta"),
+                None => raw.shift_remove("_meta"),
             };
         }
         self.meta = meta;

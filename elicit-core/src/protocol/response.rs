@@ -128,7 +128,7 @@ impl ElicitationResponse {
         if let Some(raw) = &mut self.raw {
             match &meta {
                 Some(m) => raw.insert("_meta".to_owned(), Value::Object(m.clone())),
-                None => raw.remove("_meta"),
+                None => raw.shift_remove("_meta"),
             };
         }
         self.meta = meta;

@@ -335,7 +335,7 @@ fn mcp_schema_json(acp: &Value) -> (Value, bool) {
         for property in properties.values_mut() {
             if let Some(property) = property.as_object_mut() {
                 if property.get("type").and_then(Value::as_str) == Some("string") {
-                    removed |= property.remove("pattern").is_some();
+                    removed |= property.shift_remove("pattern").is_some();
                 }
             }
         }
