@@ -413,6 +413,26 @@ fn required_must_name_existing_properties_once() {
         "/required/1",
         K::RequiredDuplicate { name: "a".into() },
     );
+    // In any order: the look-up starts after the last name found and wraps around.
+    let abc =
+        json!({ "a": { "type": "string" }, "b": { "type": "string" }, "c": { "type": "string" } });
+    let schema = RequestedSchema::from_json(
+        &json!({ "type": "object", "properties": abc, "required": ["c", "a", "b"] }),
+    )
+    .unwrap();
+    assert!(schema.properties().iter().all(|p| p.is_required()));
+    assert_one(
+        json!({ "type": "object", "properties": abc, "required": ["b", "c", "b"] }),
+        "/required/2",
+        K::RequiredDuplicate { name: "b".into() },
+    );
+    assert_one(
+        json!({ "type": "object", "properties": abc, "required": ["c", "ghost", "a"] }),
+        "/required/1",
+        K::RequiredUnknown {
+            name: "ghost".into(),
+        },
+    );
 }
 
 // covers: D7

@@ -397,6 +397,9 @@ impl Parser<'_> {
         let declared = declared.and_then(Value::as_object);
         // Names that are required but not (validly) declared: rare, so a list.
         let mut seen_elsewhere: Vec<&str> = Vec::new();
+        // `required` nearly always follows the declaration order, so each search starts
+        // after the last property found and the whole list costs one pass.
+        let mut cursor = 0;
         for (i, name) in list.iter().enumerate() {
             let iat = at.index(i);
             let Some(name) = name.as_str() else {
@@ -409,8 +412,14 @@ impl Parser<'_> {
                 );
                 continue;
             };
-            let duplicate = match properties.iter_mut().find(|p| p.name == name) {
-                Some(p) => std::mem::replace(&mut p.required, true),
+            let found = (cursor..properties.len())
+                .chain(0..cursor)
+                .find(|&j| properties[j].name == name);
+            let duplicate = match found {
+                Some(j) => {
+                    cursor = j + 1;
+                    std::mem::replace(&mut properties[j].required, true)
+                }
                 None if seen_elsewhere.contains(&name) => true,
                 None => {
                     seen_elsewhere.push(name);
@@ -426,7 +435,7 @@ impl Parser<'_> {
                 );
                 continue;
             }
-            if properties.iter().any(|p| p.name == name) {
+            if found.is_some() {
                 continue;
             }
             // D2: a required name with no property can never be satisfied by a form; a
@@ -622,12 +631,14 @@ impl Parser<'_> {
         let mut extra = Map::new();
         for (key, value) in obj {
             let kat = at.key(key);
-            match key.as_str() {
-                "type" | "default" => {}
-                "title" => title = self.cosmetic_text(value, &kat, "title"),
-                "description" => description = self.cosmetic_text(value, &kat, "description"),
-                "_meta" => meta = self.meta(value, &kat).map(Box::new),
-                k if b.is_used_name(k) => {}
+            match keyword_index(key).map(|i| Kw::ALL[i]) {
+                Some(Kw::Type | Kw::Default) => {}
+                Some(Kw::Title) => title = self.cosmetic_text(value, &kat, "title"),
+                Some(Kw::Description) => {
+                    description = self.cosmetic_text(value, &kat, "description")
+                }
+                Some(Kw::Meta) => meta = self.meta(value, &kat).map(Box::new),
+                Some(k) if b.is_used(k) => {}
                 _ => self.other_keyword(key, value, &kat, &mut extra),
             }
         }
@@ -1413,8 +1424,6 @@ enum Kw {
     Type,
     Title,
     Description,
-    // `_meta` is read by name in the generic loop; the variant keeps the indices aligned.
-    #[allow(dead_code)]
     Meta,
     Default,
     MinLength,
@@ -1433,7 +1442,6 @@ enum Kw {
 
 impl Kw {
     /// Every keyword, in [`KEYWORDS`] order.
-    #[cfg(test)]
     const ALL: [Kw; KEYWORDS.len()] = [
         Kw::Type,
         Kw::Title,
@@ -1524,11 +1532,6 @@ impl<'a> PropBuilder<'a> {
 
     fn is_used(&self, keyword: Kw) -> bool {
         self.used & (1 << keyword as u32) != 0
-    }
-
-    /// Whether a member, by name, is a keyword some kind has used.
-    fn is_used_name(&self, key: &str) -> bool {
-        keyword_index(key).is_some_and(|i| self.used & (1 << i) != 0)
     }
 
     fn mark(&mut self, keyword: Kw) {
