@@ -31,7 +31,10 @@ fuzz_target!(|data: &[u8]| {
         match word {
             "set" => {
                 if form.set(name, arg.clone()).is_ok() {
-                    assert!(form.value(name).is_some(), "a value set without error is held");
+                    assert!(
+                        form.value(name).is_some(),
+                        "a value set without error is held"
+                    );
                 }
             }
             "text" => {
@@ -48,13 +51,20 @@ fuzz_target!(|data: &[u8]| {
             }
             "review" => {
                 let review = form.review();
-                assert_eq!(review.is_ready(), form.submit().is_ok(), "review and submit disagree");
+                assert_eq!(
+                    review.is_ready(),
+                    form.submit().is_ok(),
+                    "review and submit disagree"
+                );
             }
             _ => {
                 if let Ok(response) = form.submit() {
                     assert_eq!(response.action(), &Action::Accept);
                     let content = response.content_value().cloned().unwrap_or(Value::Null);
-                    assert!(schema.validate(&content).is_ok(), "submit sent content that does not validate");
+                    assert!(
+                        schema.validate(&content).is_ok(),
+                        "submit sent content that does not validate"
+                    );
                 }
             }
         }

@@ -61,7 +61,10 @@ fn check<T: Elicit + PartialEq + std::fmt::Debug>(content: &Value, denies_unknow
     }
     if let Ok(value) = typed {
         let written = value.to_content();
-        assert!(T::requested_schema().validate(&written).is_ok(), "to_content wrote invalid content");
+        assert!(
+            T::requested_schema().validate(&written).is_ok(),
+            "to_content wrote invalid content"
+        );
         let again = T::from_content(&written).expect("what to_content writes parses");
         assert_eq!(again, value);
     }

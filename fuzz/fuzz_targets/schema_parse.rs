@@ -15,17 +15,31 @@ fuzz_target!(|data: &[u8]| {
     let lenient = RequestedSchema::from_json_lenient(&json);
     if let Ok(schema) = &strict {
         let emitted = schema.to_json();
-        let again = RequestedSchema::from_json(&emitted).expect("an emitted strict schema re-parses strictly");
+        let again = RequestedSchema::from_json(&emitted)
+            .expect("an emitted strict schema re-parses strictly");
         assert_eq!(&again, schema, "strict round trip changed the schema");
-        assert_eq!(again.to_json(), emitted, "re-emitting changed the wire form");
-        assert!(schema.unenforced().is_empty(), "a strict schema enforces everything");
-        let lenient = lenient.as_ref().expect("the lenient parse accepts what the strict one does");
-        assert_eq!(lenient, schema, "strict and lenient read a valid schema differently");
+        assert_eq!(
+            again.to_json(),
+            emitted,
+            "re-emitting changed the wire form"
+        );
+        assert!(
+            schema.unenforced().is_empty(),
+            "a strict schema enforces everything"
+        );
+        let lenient = lenient
+            .as_ref()
+            .expect("the lenient parse accepts what the strict one does");
+        assert_eq!(
+            lenient, schema,
+            "strict and lenient read a valid schema differently"
+        );
         let _ = schema.lint();
     }
     if let Ok(schema) = &lenient {
         let emitted = schema.to_json();
-        let again = RequestedSchema::from_json_lenient(&emitted).expect("an emitted lenient schema re-parses");
+        let again = RequestedSchema::from_json_lenient(&emitted)
+            .expect("an emitted lenient schema re-parses");
         assert_eq!(&again, schema, "lenient round trip changed the schema");
         assert_eq!(again.to_json(), emitted);
         let _ = schema.unenforced();

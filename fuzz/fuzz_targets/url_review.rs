@@ -13,7 +13,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let review = UrlReview::new(text);
     if let Ok(review) = &review {
-        assert!(review.full_url().is_ascii(), "the displayed URL must be ASCII");
+        assert!(
+            review.full_url().is_ascii(),
+            "the displayed URL must be ASCII"
+        );
         if let Some(domain) = review.registrable_domain() {
             assert!(review.host_unicode().ends_with(domain));
         }
@@ -25,6 +28,9 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(url) = UrlPolicy::new().check(text) {
-        assert!(UrlReview::new(url.as_str()).is_ok(), "an agent-approved URL must be reviewable: {url}");
+        assert!(
+            UrlReview::new(url.as_str()).is_ok(),
+            "an agent-approved URL must be reviewable: {url}"
+        );
     }
 });

@@ -18,7 +18,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let result = schema.validate(content);
-    assert_eq!(result.is_ok(), schema.is_valid(content), "validate and is_valid disagree");
+    assert_eq!(
+        result.is_ok(),
+        schema.is_valid(content),
+        "validate and is_valid disagree"
+    );
     if let Err(errors) = result {
         assert!(!errors.is_empty());
         for e in &errors {
