@@ -631,7 +631,7 @@ impl Parser<'_> {
         let mut extra = Map::new();
         for (key, value) in obj {
             let kat = at.key(key);
-            match keyword_index(key).map(|i| Kw::ALL[i]) {
+            match keyword_index(key) {
                 Some(Kw::Type | Kw::Default) => {}
                 Some(Kw::Title) => title = self.cosmetic_text(value, &kat, "title"),
                 Some(Kw::Description) => {
@@ -1441,54 +1441,34 @@ enum Kw {
 }
 
 impl Kw {
-    /// Every keyword, in [`KEYWORDS`] order.
-    const ALL: [Kw; KEYWORDS.len()] = [
-        Kw::Type,
-        Kw::Title,
-        Kw::Description,
-        Kw::Meta,
-        Kw::Default,
-        Kw::MinLength,
-        Kw::MaxLength,
-        Kw::Pattern,
-        Kw::Format,
-        Kw::Enum,
-        Kw::OneOf,
-        Kw::EnumNames,
-        Kw::Minimum,
-        Kw::Maximum,
-        Kw::Items,
-        Kw::MinItems,
-        Kw::MaxItems,
-    ];
-
     /// The keyword as written in a schema.
     fn name(self) -> &'static str {
         KEYWORDS[self as usize]
     }
 }
 
-fn keyword_index(key: &str) -> Option<usize> {
-    // A `match` compiles to a switch on length and bytes; it must list `KEYWORDS` in order
-    // (a unit test checks it).
+/// The keyword a member name is, if it is one of [`KEYWORDS`].
+fn keyword_index(key: &str) -> Option<Kw> {
+    // A `match` compiles to a switch on length and bytes; a unit test checks it against
+    // `KEYWORDS`.
     Some(match key {
-        "type" => 0,
-        "title" => 1,
-        "description" => 2,
-        "_meta" => 3,
-        "default" => 4,
-        "minLength" => 5,
-        "maxLength" => 6,
-        "pattern" => 7,
-        "format" => 8,
-        "enum" => 9,
-        "oneOf" => 10,
-        "enumNames" => 11,
-        "minimum" => 12,
-        "maximum" => 13,
-        "items" => 14,
-        "minItems" => 15,
-        "maxItems" => 16,
+        "type" => Kw::Type,
+        "title" => Kw::Title,
+        "description" => Kw::Description,
+        "_meta" => Kw::Meta,
+        "default" => Kw::Default,
+        "minLength" => Kw::MinLength,
+        "maxLength" => Kw::MaxLength,
+        "pattern" => Kw::Pattern,
+        "format" => Kw::Format,
+        "enum" => Kw::Enum,
+        "oneOf" => Kw::OneOf,
+        "enumNames" => Kw::EnumNames,
+        "minimum" => Kw::Minimum,
+        "maximum" => Kw::Maximum,
+        "items" => Kw::Items,
+        "minItems" => Kw::MinItems,
+        "maxItems" => Kw::MaxItems,
         _ => return None,
     })
 }
@@ -1509,7 +1489,7 @@ impl<'a> PropBuilder<'a> {
         let mut has_ref = false;
         for (key, value) in obj {
             match keyword_index(key) {
-                Some(i) => slots[i] = Some(value),
+                Some(kw) => slots[kw as usize] = Some(value),
                 None => has_ref |= key == "$ref",
             }
         }
@@ -1580,14 +1560,13 @@ impl<'a> PropBuilder<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{keyword_index, Kw, KEYWORDS};
+    use super::{keyword_index, KEYWORDS};
 
     #[test]
     fn keyword_index_matches_the_keyword_table() {
         for (i, k) in KEYWORDS.iter().enumerate() {
-            assert_eq!(keyword_index(k), Some(i), "{k}");
-            assert_eq!(Kw::ALL[i] as usize, i);
-            assert_eq!(Kw::ALL[i].name(), *k);
+            let kw = keyword_index(k).expect(k);
+            assert_eq!((kw as usize, kw.name()), (i, *k));
         }
         assert_eq!(keyword_index("$ref"), None);
         assert_eq!(keyword_index(""), None);
