@@ -491,7 +491,8 @@ impl FormatSpec {
 #[derive(Debug)]
 pub struct Pattern {
     source: Text,
-    compiled: OnceLock<Result<regex::Regex, PatternError>>,
+    // Boxed so that a string property (and so every property kind) stays small to move.
+    compiled: OnceLock<Box<Result<regex::Regex, PatternError>>>,
 }
 
 impl Pattern {
@@ -515,16 +516,20 @@ impl Pattern {
     ) -> Result<Self, PatternError> {
         let source = source.into();
         let re = compile_pattern(&source, size_limit)?;
-        let compiled = OnceLock::new();
-        let _ = compiled.set(Ok(re));
-        Ok(Pattern { source, compiled })
+        Ok(Pattern::compiled(source, Ok(re)))
     }
 
     /// Keeps a pattern that could not be compiled, for the lenient parse (D8).
     pub(crate) fn unenforced(source: Text, error: PatternError) -> Self {
-        let compiled = OnceLock::new();
-        let _ = compiled.set(Err(error));
-        Pattern { source, compiled }
+        Pattern::compiled(source, Err(error))
+    }
+
+    /// A pattern whose compilation has been tried already.
+    pub(crate) fn compiled(source: Text, compiled: Result<regex::Regex, PatternError>) -> Self {
+        Pattern {
+            source,
+            compiled: OnceLock::from(Box::new(compiled)),
+        }
     }
 
     /// The pattern as written.
@@ -535,7 +540,8 @@ impl Pattern {
     /// The compiled expression, or why it cannot be enforced.
     pub fn regex(&self) -> Result<&regex::Regex, &PatternError> {
         self.compiled
-            .get_or_init(|| compile_pattern(&self.source, DEFAULT_PATTERN_SIZE_LIMIT))
+            .get_or_init(|| Box::new(compile_pattern(&self.source, DEFAULT_PATTERN_SIZE_LIMIT)))
+            .as_ref()
             .as_ref()
     }
 }
@@ -711,7 +717,8 @@ pub struct EnumOption {
     pub(crate) value: Text,
     pub(crate) title: Text,
     pub(crate) description: Option<Text>,
-    pub(crate) meta: Option<Meta>,
+    // Boxed like `PropertySchema`'s: rare, and options are stored by the dozen.
+    pub(crate) meta: Option<Box<Meta>>,
 }
 
 impl EnumOption {
@@ -765,7 +772,7 @@ impl EnumOption {
 
     /// The `_meta` object (E7).
     pub fn meta(&self) -> Option<&Meta> {
-        self.meta.as_ref()
+        self.meta.as_deref()
     }
 }
 

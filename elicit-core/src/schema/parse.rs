@@ -144,10 +144,12 @@ pub(crate) fn is_annotation_keyword(key: &str) -> bool {
     )
 }
 
-/// Option values seen so far (D4): a linear scan for the short lists forms have, a hash
-/// set past that, so a list at the option limit stays linear.
+/// Option values seen so far (D4): a linear scan of a stack array for the short lists
+/// forms have (no allocation), a hash set past that, so a list at the option limit
+/// stays linear.
 struct Seen<'a> {
-    list: Vec<&'a str>,
+    list: [&'a str; Seen::LINEAR],
+    len: usize,
     set: Option<HashSet<&'a str>>,
 }
 
@@ -155,16 +157,10 @@ impl<'a> Seen<'a> {
     const LINEAR: usize = 32;
 
     fn new(len: usize) -> Self {
-        if len > Self::LINEAR {
-            Seen {
-                list: Vec::new(),
-                set: Some(HashSet::with_capacity(len)),
-            }
-        } else {
-            Seen {
-                list: Vec::with_capacity(len),
-                set: None,
-            }
+        Seen {
+            list: [""; Self::LINEAR],
+            len: 0,
+            set: (len > Self::LINEAR).then(|| HashSet::with_capacity(len)),
         }
     }
 
@@ -172,9 +168,17 @@ impl<'a> Seen<'a> {
     fn insert(&mut self, value: &'a str) -> bool {
         match &mut self.set {
             Some(set) => set.insert(value),
-            None if self.list.contains(&value) => false,
+            None if self.list[..self.len].contains(&value) => false,
+            None if self.len == Self::LINEAR => {
+                // More values than `new` was told of: move on to the set.
+                let mut set: HashSet<&'a str> = self.list.iter().copied().collect();
+                set.insert(value);
+                self.set = Some(set);
+                true
+            }
             None => {
-                self.list.push(value);
+                self.list[self.len] = value;
+                self.len += 1;
                 true
             }
         }
@@ -889,14 +893,7 @@ impl Parser<'_> {
             return None;
         }
         match compile_pattern(src, self.limits.pattern_size_limit) {
-            Ok(re) => {
-                let compiled = OnceLock::new();
-                let _ = compiled.set(Ok(re));
-                Some(Pattern {
-                    source: Cow::Owned(src.to_owned()),
-                    compiled,
-                })
-            }
+            Ok(re) => Some(Pattern::compiled(Cow::Owned(src.to_owned()), Ok(re))),
             Err(e) if self.strict => {
                 self.err(
                     at,
@@ -1101,7 +1098,7 @@ impl Parser<'_> {
                         }
                     },
                     "description" => description = self.cosmetic_text(member, &kat, "description"),
-                    "_meta" => meta = self.meta(member, &kat),
+                    "_meta" => meta = self.meta(member, &kat).map(Box::new),
                     k if is_annotation_keyword(k) => {}
                     _ if self.strict => self.err(
                         &kat,
@@ -1560,7 +1557,17 @@ impl<'a> PropBuilder<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{keyword_index, KEYWORDS};
+    use super::{keyword_index, Seen, KEYWORDS};
+
+    #[test]
+    fn seen_finds_repeats_past_the_stack_array() {
+        let values: Vec<String> = (0..40).map(|i| i.to_string()).collect();
+        for hint in [0, 40] {
+            let mut seen = Seen::new(hint);
+            assert!(values.iter().all(|v| seen.insert(v)));
+            assert!(values.iter().all(|v| !seen.insert(v)));
+        }
+    }
 
     #[test]
     fn keyword_index_matches_the_keyword_table() {
