@@ -523,6 +523,9 @@ fn options_json<'a, T: SelectOption>(items: impl Iterator<Item = &'a T>) -> Opti
     ))
 }
 
+// The three collections are written out rather than made by a macro: rustc lists these
+// impls in the "the following other types implement trait" help of a misused attribute,
+// and a macro's impls show up there as its internals.
 impl<T: SelectOption> Field for Vec<T> {
     const SHAPE: Shape = Shape::MultiSelect(T::OPTIONS);
     const RUST_TYPE: &'static str = "Vec";
