@@ -633,9 +633,9 @@ impl Parser<'_> {
         let mut description = None;
         let mut meta = None;
         let mut extra = Map::new();
-        for (key, value) in obj {
+        for (i, (key, value)) in obj.iter().enumerate() {
             let kat = at.key(key);
-            match keyword_index(key) {
+            match b.member_kw(i, key) {
                 Some(Kw::Type | Kw::Default) => {}
                 Some(Kw::Title) => title = self.cosmetic_text(value, &kat, "title"),
                 Some(Kw::Description) => {
@@ -1474,6 +1474,9 @@ fn keyword_index(key: &str) -> Option<Kw> {
 /// which of them a kind has used, so the generic loop can tell what is left over.
 struct PropBuilder<'a> {
     slots: [Option<&'a Value>; KEYWORDS.len()],
+    /// The keyword of each of the first [`PropBuilder::REMEMBERED`] members, so that the
+    /// generic loop does not match their names again.
+    member_kws: [Option<Kw>; PropBuilder::REMEMBERED],
     has_ref: bool,
     at: &'a Ptr<'a>,
     used: u32,
@@ -1481,17 +1484,25 @@ struct PropBuilder<'a> {
 }
 
 impl<'a> PropBuilder<'a> {
+    const REMEMBERED: usize = 16;
+
     fn new(obj: &'a Map<String, Value>, at: &'a Ptr<'a>) -> Self {
         let mut slots = [None; KEYWORDS.len()];
+        let mut member_kws = [None; Self::REMEMBERED];
         let mut has_ref = false;
-        for (key, value) in obj {
-            match keyword_index(key) {
+        for (i, (key, value)) in obj.iter().enumerate() {
+            let kw = keyword_index(key);
+            if let Some(remembered) = member_kws.get_mut(i) {
+                *remembered = kw;
+            }
+            match kw {
                 Some(kw) => slots[kw as usize] = Some(value),
                 None => has_ref |= key == "$ref",
             }
         }
         PropBuilder {
             slots,
+            member_kws,
             has_ref,
             at,
             used: 0,
@@ -1501,6 +1512,14 @@ impl<'a> PropBuilder<'a> {
 
     fn get(&self, keyword: Kw) -> Option<&'a Value> {
         self.slots[keyword as usize]
+    }
+
+    /// The keyword of the `index`-th member, named `key`.
+    fn member_kw(&self, index: usize, key: &str) -> Option<Kw> {
+        match self.member_kws.get(index) {
+            Some(kw) => *kw,
+            None => keyword_index(key),
+        }
     }
 
     fn contains(&self, keyword: Kw) -> bool {
@@ -1567,6 +1586,26 @@ mod tests {
             assert!(values.iter().all(|v| seen.insert(v)));
             assert!(values.iter().all(|v| !seen.insert(v)));
         }
+    }
+
+    #[test]
+    fn members_past_the_remembered_ones_are_still_read() {
+        let mut property = serde_json::Map::new();
+        for i in 0..20 {
+            property.insert(format!("x-{i}"), serde_json::json!(i));
+        }
+        property.insert("type".into(), "string".into());
+        property.insert("title".into(), "Late".into());
+        property.insert("maxLength".into(), 3.into());
+        let json = serde_json::json!({ "type": "object", "properties": { "p": property } });
+        let schema = crate::RequestedSchema::from_json_lenient(&json).unwrap();
+        let p = schema.properties()[0].schema();
+        assert_eq!(p.title(), Some("Late"));
+        assert_eq!(p.extra_members().map(|m| m.len()), Some(20));
+        assert!(schema
+            .validate(&serde_json::json!({ "p": "long" }))
+            .is_err());
+        assert_eq!(schema.to_json(), json);
     }
 
     #[test]
