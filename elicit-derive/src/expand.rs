@@ -221,7 +221,7 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
         } else {
             let value = &values[asked_index];
             asked_index += 1;
-            quote!(#member: #value?)
+            quote!(#member: #value)
         }
     });
 
@@ -254,7 +254,12 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
                 #slot_pass
                 #(#reads)*
                 #deny_unknown
-                __errors.finish(move || #p::Some(#ident { #(#inits),* }))
+                // Every field read and nothing refused: the value. Otherwise every
+                // violation (a field is unread only after one was recorded).
+                match (#(#values,)*) {
+                    (#(#p::Some(#values),)*) if __errors.is_empty() => #p::Ok(#ident { #(#inits),* }),
+                    _ => #p::Err(__errors.into_errors()),
+                }
             }
 
             fn to_content(&self) -> #p::JsonValue {

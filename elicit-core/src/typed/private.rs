@@ -421,16 +421,17 @@ impl Errors {
         Errors(Vec::new())
     }
 
-    /// The value `build` makes from the fields read, or every violation recorded.
-    ///
-    /// `build` returns `None` only when some field was not read, and [`field`] leaves a
-    /// field unread only after recording why; so `None` with no violation cannot happen.
-    pub fn finish<T>(self, build: impl FnOnce() -> Option<T>) -> Result<T, ValidationErrors> {
-        if let Some(errors) = ValidationErrors::from_vec(self.0) {
-            return Err(errors);
-        }
-        match build() {
-            Some(value) => Ok(value),
+    /// Whether no violation was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The violations recorded. The derive calls it when some field was not read or a
+    /// violation was recorded; [`field`] leaves a field unread only after recording why,
+    /// so there is always at least one.
+    pub fn into_errors(self) -> ValidationErrors {
+        match ValidationErrors::from_vec(self.0) {
+            Some(errors) => errors,
             None => {
                 unreachable!("`__private::field` returns `None` only after recording a violation")
             }
@@ -440,7 +441,7 @@ impl Errors {
 
 /// Reads one field: the same checks `RequestedSchema::validate` makes for this
 /// property, then the conversion into the field's type. Returns `None` only after
-/// recording at least one violation (what [`Errors::finish`] relies on).
+/// recording at least one violation (what [`Errors::into_errors`] relies on).
 #[inline]
 pub fn field<T: Field>(
     value: Option<&Value>,
