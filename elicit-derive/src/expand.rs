@@ -168,50 +168,27 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
         p,
     );
 
-    // from_content: one pass over the content sorts its members into a slot per
-    // property with a `match` on the wire names (no hashing), then each property is read
-    // in property order (D13), so the errors come out in the order
+    // from_content: `Reader::new` sorts the content's members into a slot per property
+    // (in elicit-core, so the generated code stays small), then each property is read in
+    // property order (D13), so the errors come out in the order
     // `RequestedSchema::validate` reports them.
-    let slot_arms = asked.iter().enumerate().map(|(i, f)| {
-        let name = &f.wire.value;
-        quote!(#name => __slots[#i] = #p::Some(__member),)
-    });
-    let slot_pass = (count > 0).then(|| {
-        quote! {
-            let mut __slots: [#p::Option<&#p::JsonValue>; #count] = [#p::None; #count];
-            for (__key, __member) in __object {
-                match __key.as_str() {
-                    #(#slot_arms)*
-                    _ => {}
-                }
-            }
+    let values: Vec<_> = (0..count).map(|i| format_ident!("__value_{}", i)).collect();
+    let reads = asked.iter().zip(&values).enumerate().map(|(i, (f, value))| {
+        let ty = f.ty;
+        quote_spanned! {f.ty.span()=>
+            let #value = <#ty as #p::Field>::__read(__reader.slots[#i], &__PROPERTIES[#i], &mut __reader.errors);
         }
     });
-    let property_refs: Vec<_> = (0..count)
-        .map(|i| format_ident!("__property_{}", i))
-        .collect();
-    let values: Vec<_> = (0..count).map(|i| format_ident!("__value_{}", i)).collect();
-    let reads = asked
-        .iter()
-        .zip(&property_refs)
-        .zip(&values)
-        .enumerate()
-        .map(|(i, ((f, property), value))| {
-            let ty = f.ty;
-            quote_spanned! {f.ty.span()=>
-                let #value = <#ty as #p::Field>::__read(__slots[#i], #property, &mut __errors);
-            }
-        });
-    let deny_unknown = cont.attrs.deny_unknown_fields.as_ref().map(|_| {
-        let names = asked.iter().map(|f| &f.wire.value);
-        let known = if asked.is_empty() {
-            quote!(|_: &str| false)
-        } else {
-            quote!(|__key: &str| match __key { #(#names)|* => true, _ => false })
-        };
-        quote!(#p::deny_unknown(__object, #known, &mut __errors);)
+    let deny_unknown = cont
+        .attrs
+        .deny_unknown_fields
+        .as_ref()
+        .map(|_| quote!(__reader.deny_unknown();));
+    let slot_arms = asked.iter().enumerate().map(|(i, f)| {
+        let name = &f.wire.value;
+        quote!(#name => #p::Some(#i),)
     });
-    let errors_mut = (count > 0 || deny_unknown.is_some()).then(|| quote!(mut));
+    let reader_mut = (count > 0 || deny_unknown.is_some()).then(|| quote!(mut));
     let mut asked_index = 0;
     let inits = fields.iter().map(|f| {
         let member = f.ident;
@@ -247,18 +224,23 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
             fn from_content(
                 __content: &#p::JsonValue,
             ) -> #p::Result<Self, #p::ValidationErrors> {
-                #[allow(unused_variables)]
-                let __object = #p::content_object(__content)?;
-                let [#(#property_refs),*] = &__PROPERTIES;
-                let #errors_mut __errors = #p::Errors::new();
-                #slot_pass
+                fn __slot_of(__key: &str) -> #p::Option<usize> {
+                    match __key {
+                        #(#slot_arms)*
+                        _ => #p::None,
+                    }
+                }
+                let #reader_mut __reader = match #p::Reader::<#count>::new(__content, __slot_of) {
+                    #p::Ok(__reader) => __reader,
+                    #p::Err(__errors) => return #p::Err(__errors),
+                };
                 #(#reads)*
                 #deny_unknown
                 // Every field read and nothing refused: the value. Otherwise every
                 // violation (a field is unread only after one was recorded).
                 match (#(#values,)*) {
-                    (#(#p::Some(#values),)*) if __errors.is_empty() => #p::Ok(#ident { #(#inits),* }),
-                    _ => #p::Err(__errors.into_errors()),
+                    (#(#p::Some(#values),)*) if __reader.errors.is_empty() => #p::Ok(#ident { #(#inits),* }),
+                    _ => #p::Err(__reader.errors.into_errors()),
                 }
             }
 

@@ -399,16 +399,73 @@ pub const fn assert_field<T: Field>() {}
 /// See [`assert_text_field`].
 pub const fn assert_select_option<T: SelectOption>() {}
 
-/// The content as an object, or the error `from_content` reports for anything else.
-pub fn content_object(content: &Value) -> Result<&Map<String, Value>, ValidationErrors> {
-    content.as_object().ok_or_else(|| {
-        ValidationErrors::single(ValidationError {
-            property: None,
-            violation: Violation::NotAnObject {
-                found: json_type_name(content),
-            },
+/// A form's content being read by a derived `from_content`: its members sorted into a
+/// slot per property, and the violations found so far. The work that does not depend
+/// on the field types is done here, once in this crate, rather than in code generated
+/// for every form.
+pub struct Reader<'a, const N: usize> {
+    /// The member for each property, in property order.
+    pub slots: [Option<&'a Value>; N],
+    /// The violations found so far.
+    pub errors: Errors,
+    object: &'a Map<String, Value>,
+    slot_of: fn(&str) -> Option<usize>,
+}
+
+impl<'a, const N: usize> Reader<'a, N> {
+    /// Sorts the members of `content` into slots, or the error `from_content` reports
+    /// for content that is not an object. `slot_of` is the derive's `match` from a wire
+    /// name to its property's index: compiled string comparisons, no hashing.
+    pub fn new(
+        content: &'a Value,
+        slot_of: fn(&str) -> Option<usize>,
+    ) -> Result<Self, ValidationErrors> {
+        let Some(object) = content.as_object() else {
+            return Err(not_an_object(content));
+        };
+        let mut slots = [None; N];
+        fill_slots(object, slot_of, &mut slots);
+        Ok(Reader {
+            slots,
+            errors: Errors::new(),
+            object,
+            slot_of,
         })
+    }
+
+    /// Refuses the members that are not properties, for `deny_unknown_fields` (D9).
+    pub fn deny_unknown(&mut self) {
+        for key in self.object.keys() {
+            if (self.slot_of)(key).is_none() {
+                self.errors
+                    .0
+                    .push(ValidationError::new(key.as_str(), Violation::UnknownField));
+            }
+        }
+    }
+}
+
+#[cold]
+fn not_an_object(content: &Value) -> ValidationErrors {
+    ValidationErrors::single(ValidationError {
+        property: None,
+        violation: Violation::NotAnObject {
+            found: json_type_name(content),
+        },
     })
+}
+
+/// Puts each member of `object` in the slot of the property it names.
+fn fill_slots<'a>(
+    object: &'a Map<String, Value>,
+    slot_of: fn(&str) -> Option<usize>,
+    slots: &mut [Option<&'a Value>],
+) {
+    for (key, member) in object {
+        if let Some(slot) = slot_of(key).and_then(|i| slots.get_mut(i)) {
+            *slot = Some(member);
+        }
+    }
 }
 
 /// Where `from_content` collects violations: no allocation until the first one.
