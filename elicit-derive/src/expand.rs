@@ -113,7 +113,6 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
     let count = asked.len();
 
     let kinds = asked.iter().enumerate().map(|(i, f)| {
-        let name = format_ident!("__KIND_{}", i);
         let ty = f.ty;
         // A list passed to a `const fn` is a temporary that does not live long enough;
         // a constant of its own is `'static`.
@@ -129,23 +128,19 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
         };
         let attrs = attrs_literal(f, &default_list, p);
         let assertions = attribute_assertions(f, p);
-        // Evaluated at compile time. The marker assertions come first, so an attribute
-        // the type cannot take is reported on the attribute and this constant is not
-        // evaluated; what they cannot see (a bound outside the type's range, a default
-        // that is not an option) panics in `kind`, reported at the field's name.
+        // Evaluated at compile time, inside the property table's initializer (a `const`
+        // item per field cost about 15% of a derived crate's build). The marker
+        // assertions come first, so an attribute the type cannot take is reported on
+        // the attribute and `kind` is not evaluated; what they cannot see (a bound
+        // outside the type's range, a default that is not an option) panics in `kind`,
+        // reported at the field's name.
         let kind_fn = respan(quote!(#p::kind), f.ident.span());
         let shape = quote_spanned!(f.ty.span()=> <#ty as #p::Field>::SHAPE);
         let call = quote_spanned!(f.ident.span()=> #kind_fn(#shape, #attrs));
-        quote! {
-            #list
-            const #name: #p::PropertyKind = {
-                #assertions
-                #call
-            };
-        }
+        (list, quote!({ #assertions #call }))
     });
-    let properties = asked.iter().enumerate().map(|(i, f)| {
-        let kind = format_ident!("__KIND_{}", i);
+    let (lists, kinds): (Vec<_>, Vec<_>) = kinds.unzip();
+    let properties = asked.iter().zip(&kinds).map(|(f, kind)| {
         let ty = f.ty;
         let name = &f.wire.value;
         let title = option_str(f.attrs.title.as_ref().map(|t| t.value.as_str()), p);
@@ -173,12 +168,21 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
     // property order (D13), so the errors come out in the order
     // `RequestedSchema::validate` reports them.
     let values: Vec<_> = (0..count).map(|i| format_ident!("__value_{}", i)).collect();
-    let reads = asked.iter().zip(&values).enumerate().map(|(i, (f, value))| {
-        let ty = f.ty;
-        quote_spanned! {f.ty.span()=>
-            let #value = <#ty as #p::Field>::__read(__reader.slots[#i], &__PROPERTIES[#i], &mut __reader.errors);
-        }
-    });
+    // The slots and the properties are destructured once: no bounds check per field.
+    let slots: Vec<_> = (0..count).map(|i| format_ident!("__slot_{}", i)).collect();
+    let property_refs: Vec<_> = (0..count)
+        .map(|i| format_ident!("__property_{}", i))
+        .collect();
+    let reads = asked
+        .iter()
+        .zip(&values)
+        .zip(slots.iter().zip(&property_refs))
+        .map(|((f, value), (slot, property))| {
+            let ty = f.ty;
+            quote_spanned! {f.ty.span()=>
+                let #value = <#ty as #p::Field>::__read(#slot, #property, &mut __reader.errors);
+            }
+        });
     let deny_unknown = cont
         .attrs
         .deny_unknown_fields
@@ -211,7 +215,7 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
     });
 
     quote! {
-        #(#kinds)*
+        #(#lists)*
         static __PROPERTIES: [#p::Property; #count] = [#(#properties),*];
         static __SCHEMA: #p::RequestedSchema = #p::RequestedSchema::from_static(#title, #description, &__PROPERTIES);
 
@@ -234,6 +238,8 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
                     #p::Ok(__reader) => __reader,
                     #p::Err(__errors) => return #p::Err(__errors),
                 };
+                let [#(#slots),*] = __reader.slots;
+                let [#(#property_refs),*] = &__PROPERTIES;
                 #(#reads)*
                 #deny_unknown
                 // Every field read and nothing refused: the value. Otherwise every
