@@ -5,32 +5,15 @@
 #![cfg(feature = "url")]
 
 mod common;
+mod forms;
 
 use elicit::agent::url_check::{UnsafeUrl, UrlPolicy};
 use elicit::agent::{ConnectionId, ElicitError, Elicitor, RegistryLimits, UrlOutcome, UrlRegistry};
 use elicit::protocol::{ElicitationCapabilities, ElicitationResponse, Mode, RequestId, Scope};
 use elicit::schema::FindingKind;
 use elicit::{Elicit, Elicited, RequestedSchema};
+use forms::{Refactor, Strategy};
 use serde_json::{json, Value};
-
-/// How should I approach this refactor?
-#[derive(Elicit, Debug, PartialEq)]
-struct Refactor {
-    /// Strategy to follow
-    strategy: Strategy,
-    #[elicit(title = "Passes", minimum = 1, maximum = 5, default = 2)]
-    passes: u8,
-    #[elicit(format = "email")]
-    notify: Option<String>,
-}
-
-#[derive(Elicit, Debug, PartialEq)]
-enum Strategy {
-    #[elicit(title = "Conservative")]
-    Conservative,
-    Balanced,
-    Aggressive,
-}
 
 /// A form whose field description carries a link.
 #[derive(Elicit, Debug)]

@@ -4,32 +4,15 @@
 //! it must not render (E6).
 
 mod common;
+mod forms;
 
 use elicit::client::{
     AgentIdentity, Choice, FieldKind, FieldProblem, FormEngine, FormError, UnknownField,
 };
 use elicit::protocol::{Action, CreateElicitation, InvalidParamsReason, Scope};
 use elicit::{Elicit, Elicited, RequestedSchema, Violation};
+use forms::{Refactor, Strategy};
 use serde_json::{json, Value};
-
-/// How should I approach this refactor?
-#[derive(Elicit, Debug, PartialEq)]
-struct Refactor {
-    /// Strategy to follow
-    strategy: Strategy,
-    #[elicit(title = "Passes", minimum = 1, maximum = 5, default = 2)]
-    passes: u8,
-    #[elicit(format = "email")]
-    notify: Option<String>,
-}
-
-#[derive(Elicit, Debug, PartialEq)]
-enum Strategy {
-    #[elicit(title = "Conservative")]
-    Conservative,
-    Balanced,
-    Aggressive,
-}
 
 fn agent() -> AgentIdentity {
     AgentIdentity::new("refactor-bot")
