@@ -55,9 +55,10 @@ use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Stdio, UntypedMessage};
 use elicit::agent::PendingUrl;
+use elicit::agent::{ConnectionId, UrlOutcome, UserId};
 use elicit::{
-    ConnectionId, CreateElicitation, Elicit, ElicitationCapabilities, ElicitationResponse,
-    Elicited, Elicitor, Scope, UrlOutcome, UserId,
+    CreateElicitation, Elicit, ElicitationCapabilities, ElicitationResponse, Elicited, Elicitor,
+    Scope,
 };
 
 /// Before I start, how should I go about it?

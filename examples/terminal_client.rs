@@ -40,12 +40,11 @@ use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use elicit::client::{FieldError, FieldKind, FieldProblem, FormField, Incoming};
+use elicit::client::{check_request, AgentIdentity, FormEngine};
+use elicit::client::{FieldError, FieldErrorKind, FieldKind, FormField, Incoming};
 use elicit::protocol::{InvalidParamsReason, JsonRpcError};
-use elicit::{
-    check_request, AgentIdentity, CreateElicitation, ElicitationCapabilities, ElicitationResponse,
-    FormEngine, Mode, PropertyKind, UrlReview,
-};
+use elicit::schema::PropertyKind;
+use elicit::{CreateElicitation, ElicitationCapabilities, ElicitationResponse, Mode, UrlReview};
 use serde_json::{json, Value};
 
 const USAGE: &str = "usage: terminal_client [--agent NAME] [--demo form|url | PARAMS.json]";
@@ -352,7 +351,7 @@ fn ask_field<R: BufRead>(
 /// text names no option.
 fn set_answer(form: &mut FormEngine, name: &str, text: &str) -> Result<(), FieldError> {
     match form.set_text(name, text) {
-        Err(error) if matches!(error.problem, FieldProblem::NoSuchOption { .. }) => {
+        Err(error) if matches!(error.kind, FieldErrorKind::NoSuchOption { .. }) => {
             match form
                 .field(name)
                 .and_then(|field| options_by_number(&field, text))

@@ -1,8 +1,11 @@
-//! Typed, validated elicitation for the Agent Client Protocol (ACP), and for MCP where
+//! Typed, validated elicitation for the [Agent Client Protocol] (ACP), and for MCP where
 //! the two share a data model.
 //!
-//! An agent describes the form it needs as a Rust type; the schema is a compile-time
-//! constant and the answer comes back parsed and fully validated.
+//! An agent asks its user for structured input with `elicitation/create`: a small flat
+//! form described by a restricted JSON Schema, or a URL the user opens out of band.
+//! With elicit the form is a Rust type. Its schema is a compile-time constant, and the
+//! answer comes back parsed and validated exactly as a JSON Schema 2020-12 validator
+//! would validate it.
 //!
 //! ```
 //! use elicit::{Elicit, Elicited, ElicitationResponse};
@@ -42,8 +45,142 @@
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The package is called `elicit-acp` on crates.io (the name `elicit` belongs to an
+//! unrelated crate); the library is `elicit`, so code says `use elicit::…`.
+//!
+//! # For agent authors
+//!
+//! **Describe the form as a type.** `#[derive(Elicit)]` takes a struct with named
+//! fields, each of a type that is a flat primitive: `String`, `bool`, the integer and
+//! float types, an enum of unit variants (a single select), a `Vec` or set of such an
+//! enum (a multi select), and `Option` of any of them for a field that may stay empty.
+//! Doc comments become titles and descriptions; `#[elicit(…)]` adds bounds, lengths,
+//! formats, patterns and defaults, each checked at compile time. A field the protocol
+//! cannot carry (a nested struct, a map, a list of strings) does not compile, and
+//! neither does a field that asks for a secret: form mode must never ask for one
+//! ([F5](rules#f5)), URL mode is the way ([F6](rules#f6)).
+//!
+//! **Ask through an [`Elicitor`].** Make one per client connection from the capability
+//! the client declared in `initialize`. It refuses, before anything is sent, what the
+//! protocol forbids: a mode the client did not declare ([C7](rules#c7)), a secret in a
+//! form ([F5](rules#f5)), a link in a form ([F7](rules#f7)), an unsafe URL
+//! ([S1](rules#s1)).
+//!
+//! ```
+//! use elicit::agent::ConnectionId;
+//! use elicit::{Elicit, ElicitationCapabilities, Elicitor, Mode, Scope};
+//! use serde_json::json;
+//!
+//! #[derive(Elicit)]
+//! struct Confirm {
+//!     /// Deploy now
+//!     #[elicit(default = false)]
+//!     confirm: bool,
+//! }
+//!
+//! // `clientCapabilities.elicitation` from the client's `initialize` request.
+//! let caps = ElicitationCapabilities::from_json(Some(&json!({ "form": {} })));
+//! let elicitor = Elicitor::new(caps, ConnectionId::new());
+//!
+//! let request = elicitor.form::<Confirm>(Scope::session("s1"), "Proceed with the deploy?")?;
+//! assert_eq!(request.to_json()["mode"], "form");
+//!
+//! // The client declared no URL mode: refused, nothing is sent; degrade instead.
+//! # #[cfg(feature = "url")] {
+//! let refused = elicitor.url(Scope::session("s1"), "Sign in", "https://auth.example.com/");
+//! assert_eq!(refused.unwrap_err().unsupported_mode(), Some(Mode::Url));
+//! # }
+//! # Ok::<(), elicit::ElicitError>(())
+//! ```
+//!
+//! **Read the answer as a value.** `T::from_response` gives
+//! [`Elicited::Accepted`] with a validated `T`, or `Declined` / `Cancelled`, which an
+//! agent must handle too ([R5](rules#r5)). An answer that breaks the schema is a
+//! [`ValidationErrors`] listing every broken rule, never a half-built value
+//! ([F3](rules#f3)).
+//!
+//! **Send secrets through URL mode.** [`Elicitor::url`] mints an unguessable
+//! `elicitationId`, records it in a [`UrlRegistry`](agent::UrlRegistry) bound to the
+//! connection and the user ([E5](rules#e5), [S6](rules#s6)), and
+//! [`Elicitor::complete`] builds the `elicitation/complete` notification once, for that
+//! connection and user only ([U5](rules#u5)). See the [`agent`] module.
+//!
+//! # For client authors
+//!
+//! A client receives `elicitation/create` as JSON. [`client::check_request`] tells
+//! whether it can be honoured or which `-32602` error to answer with
+//! ([C8](rules#c8)); [`client::FormEngine`] holds a form dialog's state (fields in the
+//! agent's order, defaults pre-filled, answers checked as they are typed, review,
+//! response); [`UrlReview`] says what to show before opening a URL ([S2](rules#s2) to
+//! [S4](rules#s4)); [`client::CompletionTracker`] filters `elicitation/complete`
+//! notifications ([U6](rules#u6)).
+//!
+//! ```
+//! use elicit::client::{check_request, AgentIdentity, FormEngine, Incoming};
+//! use elicit::ElicitationCapabilities;
+//! use serde_json::json;
+//!
+//! let caps = ElicitationCapabilities::from_json(Some(&json!({ "form": {} })));
+//! let params = json!({
+//!     "mode": "form", "sessionId": "s1", "message": "How many passes?",
+//!     "requestedSchema": { "type": "object", "properties": {
+//!         "passes": { "type": "integer", "minimum": 1, "maximum": 5, "default": 2 }
+//!     } }
+//! });
+//! let Ok(Incoming::Form(request)) = check_request(&caps, &params) else {
+//!     panic!("a valid form-mode request");
+//! };
+//! let mut form = FormEngine::from_request(&request, AgentIdentity::new("refactor-bot"))?;
+//! assert!(form.set_text("passes", "9").is_err()); // above the maximum: said at once
+//! form.set_text("passes", "3")?;
+//! let answer = form.submit()?;
+//! assert_eq!(answer.to_json(), json!({ "action": "accept", "content": { "passes": 3 } }));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A schema received at run time is a [`RequestedSchema`]:
+//! [`from_json`](RequestedSchema::from_json) is the strict parse an agent's schema must
+//! pass, [`from_json_lenient`](RequestedSchema::from_json_lenient) the tolerant one a
+//! client uses to render what it can, and [`validate`](RequestedSchema::validate)
+//! checks any answer against it.
+//!
+//! # Where things are
+//!
+//! The root holds the names most programs need. The rest is in modules by concern:
+//! [`schema`] (the restricted schema, its parses and lint), [`content`] (answers and
+//! their validation errors), [`protocol`] (the ACP messages, their MCP forms and the
+//! JSON-RPC errors), [`typed`] (the traits behind the derive), [`agent`] and
+//! [`client`] (the two sides), and [`rules`], which states every rule that the
+//! documentation and error messages cite by id.
+//!
+//! Public signatures use `serde_json::Value` for JSON on purpose: it is what every
+//! Rust JSON-RPC stack hands over, and elicit needs its `preserve_order` feature
+//! (fields keep their order end to end, [D13](rules#d13)).
+//!
+//! # Cargo features
+//!
+//! | feature | default | what it adds |
+//! | --- | --- | --- |
+//! | `url` | yes | URL mode: the agent's URL policy and registry, the client's [`UrlReview`] |
+//! | `acp` | no | conversions to and from the official `agent-client-protocol-schema` types |
+//!
+//! [Agent Client Protocol]: https://agentclientprotocol.com
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub use elicit_core::*;
+/// The derive that implements [`Elicit`](trait@Elicit) for a form type.
 pub use elicit_derive::Elicit;
+
+pub use elicit_core::{agent, client, content, protocol, rules, schema, typed};
+
+#[cfg(feature = "url")]
+pub use elicit_core::UrlReview;
+pub use elicit_core::{
+    Action, CreateElicitation, Elicit, ElicitError, ElicitationCapabilities, ElicitationResponse,
+    Elicited, Elicitor, Mode, RequestedSchema, SchemaError, Scope, ValidationErrors,
+};
+
+#[doc(hidden)]
+pub use elicit_core::__private;

@@ -8,8 +8,9 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+pub use crate::schema::check::ValidationErrorKind;
 use crate::schema::check::{check_value, json_type_name};
-use crate::schema::{Property, RequestedSchema, Violation};
+use crate::schema::{Property, RequestedSchema};
 
 /// One value of an accepted form's content (R3).
 #[derive(Debug, Clone, PartialEq)]
@@ -90,12 +91,12 @@ impl From<ContentValue> for Value {
 }
 
 impl TryFrom<&Value> for ContentValue {
-    type Error = Violation;
+    type Error = ValidationErrorKind;
 
-    fn try_from(value: &Value) -> Result<Self, Violation> {
+    fn try_from(value: &Value) -> Result<Self, ValidationErrorKind> {
         ContentValue::from_json(value).ok_or_else(|| match value {
-            Value::Null => Violation::Null,
-            other => Violation::WrongType {
+            Value::Null => ValidationErrorKind::Null,
+            other => ValidationErrorKind::WrongType {
                 expected: "a string, integer, number, boolean or array of strings",
                 found: json_type_name(other),
             },
@@ -112,15 +113,15 @@ pub struct ValidationError {
     /// The property's wire name; `None` when the content as a whole is wrong.
     pub property: Option<String>,
     /// The rule broken.
-    pub violation: Violation,
+    pub kind: ValidationErrorKind,
 }
 
 impl ValidationError {
     /// A violation of one property.
-    pub fn new(property: impl Into<String>, violation: Violation) -> Self {
+    pub fn new(property: impl Into<String>, violation: ValidationErrorKind) -> Self {
         ValidationError {
             property: Some(property.into()),
-            violation,
+            kind: violation,
         }
     }
 
@@ -136,8 +137,8 @@ impl ValidationError {
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.property {
-            Some(p) => write!(f, "`{p}` {}", self.violation),
-            None => write!(f, "{}", self.violation),
+            Some(p) => write!(f, "`{p}` {}", self.kind),
+            None => write!(f, "{}", self.kind),
         }
     }
 }
@@ -167,11 +168,14 @@ impl ValidationErrors {
     }
 
     /// The violations of one property.
-    pub fn for_property<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Violation> + 'a {
+    pub fn for_property<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a ValidationErrorKind> + 'a {
         self.errors
             .iter()
             .filter(move |e| e.property.as_deref() == Some(name))
-            .map(|e| &e.violation)
+            .map(|e| &e.kind)
     }
 
     /// How many violations there are.
@@ -242,7 +246,7 @@ impl RequestedSchema {
         let Some(content) = content.as_object() else {
             return Err(ValidationErrors::single(ValidationError {
                 property: None,
-                violation: Violation::NotAnObject {
+                kind: ValidationErrorKind::NotAnObject {
                     found: json_type_name(content),
                 },
             }));
@@ -251,7 +255,7 @@ impl RequestedSchema {
         self.each_value(content, |p, value| {
             match value {
                 None if p.is_required() => {
-                    errors.push(ValidationError::new(p.name(), Violation::Missing))
+                    errors.push(ValidationError::new(p.name(), ValidationErrorKind::Missing))
                 }
                 None => {}
                 Some(value) => {

@@ -29,43 +29,46 @@
 //!
 //! Modules follow the data: [`schema`] (model, strict and lenient parse, wire form,
 //! lint) → [`content`] (answers and their validation) → [`protocol`] (messages) →
-//! [`typed`] (the `Elicit` trait and field traits). Lower modules never use higher
-//! ones.
+//! [`typed`] (the `Elicit` trait and field traits) → [`agent`] and [`client`], the two
+//! sides. Lower modules never use higher ones. [`rules`] states every rule the docs
+//! cite by id.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
 pub mod client;
 pub mod content;
-pub mod format;
-pub mod pattern;
 pub mod protocol;
+pub mod rules;
 pub mod schema;
 pub mod typed;
+
+// Internals: reached from the public modules and from `__private` only.
+mod format;
+mod pattern;
+#[cfg(feature = "url")]
+mod url_error;
 #[cfg(feature = "url")]
 mod url_safety;
-pub mod vocab;
+mod vocab;
 
+// The names an author needs first; everything else is in its module.
+pub use agent::{ElicitError, Elicitor};
 #[cfg(feature = "url")]
-pub use agent::url_check::{UnsafeUrl, UrlPolicy};
-#[cfg(feature = "url")]
-pub use client::url_review::{UrlError, UrlReview, UrlWarning};
-
-#[cfg(feature = "url")]
-pub use agent::{CompletionError, PendingUrl, UrlRegistry, UrlState};
-pub use agent::{ConnectionId, ElicitError, Elicitor, UrlOutcome, UserId};
-pub use client::{check_request, AgentIdentity, CompletionTracker, FormEngine, Incoming};
-pub use content::{ContentValue, ValidationError, ValidationErrors};
-pub use format::Format;
+pub use client::UrlReview;
+pub use content::ValidationErrors;
 pub use protocol::{
-    Action, CompleteElicitation, CreateElicitation, ElicitationCapabilities, ElicitationResponse,
-    Mode, ResponseError, Scope,
+    Action, CreateElicitation, ElicitationCapabilities, ElicitationResponse, Mode, Scope,
 };
-pub use schema::{
-    Finding, FindingKind, Limits, ParseMode, ParseOptions, Property, PropertyKind, PropertySchema,
-    RequestedSchema, SchemaError, SchemaErrorKind, SchemaIssue, Violation,
-};
-pub use typed::{Elicit, Elicited, Field, SelectOption};
+pub use schema::{RequestedSchema, SchemaError};
+pub use typed::{Elicit, Elicited};
 
+/// What `#[derive(Elicit)]` needs, at compile time (the macro calls the same rules the
+/// runtime applies) and in the code it generates. Not a public API: it changes without
+/// notice, which is why the facade pins `elicit-derive` and `elicit-core` exactly.
 #[doc(hidden)]
-pub use typed::private as __private;
+pub mod __private {
+    pub use crate::typed::private::*;
+    pub use crate::vocab::{find_secret, SecretHit, SecretKind};
+}

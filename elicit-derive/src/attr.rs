@@ -17,7 +17,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, LitBool, LitFloat, LitInt, LitStr, Meta, Token};
 
-use elicit_core::format::Format;
+use elicit_core::schema::Format;
 use elicit_core::schema::{Limits, Pattern};
 
 use crate::case::RenameRule;

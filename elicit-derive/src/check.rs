@@ -15,8 +15,8 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::ext::IdentExt;
 
+use elicit_core::__private::find_secret;
 use elicit_core::schema::Limits;
-use elicit_core::vocab::find_secret;
 
 use crate::ast::{Container, Data, Field, Variant, WireName};
 use crate::attr::{DefaultLit, Num, Setting};
@@ -292,8 +292,8 @@ fn check_default_fits(cx: &Ctxt, field: &Field, kind: Option<KindHint>) {
             }
             if let Some(pattern) = &a.pattern {
                 // V4: a search, not a full match, as validation does it.
-                if let Ok(re) = pattern.value.compiled.regex() {
-                    if !re.is_match(s) {
+                if let Ok(matched) = pattern.value.compiled.is_match(s) {
+                    if !matched {
                         cx.error_spanned_by(
                             tokens,
                             format!(

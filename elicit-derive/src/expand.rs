@@ -11,7 +11,7 @@ use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use elicit_core::format::Format;
+use elicit_core::schema::Format;
 
 use crate::ast::{Container, Data, Field, Variant};
 use crate::attr::{DefaultLit, Num, Setting};
@@ -59,7 +59,7 @@ pub fn fallback(input: &syn::DeriveInput, krate: TokenStream) -> TokenStream {
             impl #impl_generics #private::Field for #ident #ty_generics #where_clause {
                 const SHAPE: #private::Shape = #private::Shape::SingleSelect(#private::OptionList::Untitled(&[]));
                 const RUST_TYPE: &'static str = "";
-                fn from_json(_: &#private::JsonValue) -> #private::Result<Self, #private::Violation> {
+                fn from_json(_: &#private::JsonValue) -> #private::Result<Self, #private::ValidationErrorKind> {
                     #private::derive_failed()
                 }
                 fn to_json(&self) -> #private::Option<#private::JsonValue> {
@@ -455,7 +455,7 @@ fn expand_select(cont: &Container, variants: &[Variant], p: &TokenStream) -> Tok
             const SHAPE: #p::Shape = #p::Shape::SingleSelect(<Self as #p::SelectOption>::OPTIONS);
             const RUST_TYPE: &'static str = #rust_type;
 
-            fn from_json(__value: &#p::JsonValue) -> #p::Result<Self, #p::Violation> {
+            fn from_json(__value: &#p::JsonValue) -> #p::Result<Self, #p::ValidationErrorKind> {
                 #p::select_from_json(__value)
             }
 

@@ -8,82 +8,21 @@
 //! U4, U5).
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::protocol::{CreateElicitation, ElicitationCapabilities, Mode, ParamsError, Scope};
 use crate::schema::{Finding, FindingKind, RequestedSchema, SchemaError};
 use crate::typed::Elicit;
 use crate::vocab::find_url;
 
+use super::ids::{ConnectionId, UserId};
 #[cfg(feature = "url")]
-use super::registry::{CompletionError, PendingUrl, UrlRegistry, UrlState};
+use super::registry::{CompletionError, PendingUrl, RegistryError, UrlRegistry, UrlState};
 #[cfg(feature = "url")]
-use super::url_check::{UnsafeUrl, UrlPolicy};
+use super::url_check::{UnsafeUrlError, UrlPolicy};
 #[cfg(feature = "url")]
 use super::UrlOutcome;
 #[cfg(feature = "url")]
 use crate::protocol::{CompleteElicitation, ElicitationResponse};
-
-/// An agent–client connection, as the agent sees it (E5).
-///
-/// Opaque and unique within the process: [`ConnectionId::new`] is the only way to get
-/// one, so two connections can never share an id by mistake, and an id cannot be
-/// forged from anything a peer sends. Create one when a client connects and give it to
-/// that connection's [`Elicitor`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ConnectionId(u64);
-
-impl ConnectionId {
-    /// A fresh id, different from every other one made in this process.
-    #[allow(clippy::new_without_default)] // a default would hide that each call differs
-    pub fn new() -> Self {
-        // A counter, not randomness: uniqueness within the process is all E5 needs,
-        // and a u64 cannot run out.
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        ConnectionId(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-}
-
-impl fmt::Display for ConnectionId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "connection #{}", self.0)
-    }
-}
-
-/// The identity of an authenticated user, as the agent's own authentication
-/// established it (E5, S6). Never take it from something the client merely claims.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct UserId(String);
-
-impl UserId {
-    /// The user with this identifier (a subject, an account id…).
-    pub fn new(id: impl Into<String>) -> Self {
-        UserId(id.into())
-    }
-
-    /// The identifier.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for UserId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<&str> for UserId {
-    fn from(id: &str) -> Self {
-        UserId::new(id)
-    }
-}
-
-impl From<String> for UserId {
-    fn from(id: String) -> Self {
-        UserId::new(id)
-    }
-}
 
 /// Why an [`Elicitor`] refused to build a request. Nothing was sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,7 +47,7 @@ pub enum ElicitError {
     NullRequestId,
     /// The URL must not be sent (S1, U3).
     #[cfg(feature = "url")]
-    UnsafeUrl(UnsafeUrl),
+    UnsafeUrl(UnsafeUrlError),
     /// The params break a wire rule (U1).
     InvalidParams(ParamsError),
     /// This connection already has as many outstanding URL elicitations as the
@@ -163,13 +102,13 @@ impl fmt::Display for ElicitError {
                 f.write_str("a form-mode request should not carry clickable URLs")?;
                 write_findings(f, findings)
             }
-            ElicitError::InvalidSchema(error) => write!(f, "the form's schema is invalid: {error}"),
+            ElicitError::InvalidSchema(_) => f.write_str("the form's schema is invalid"),
             ElicitError::NullRequestId => f.write_str(
                 "the scope's request id is `null`, which ACP v2 forbids; use a string or an integer",
             ),
             #[cfg(feature = "url")]
-            ElicitError::UnsafeUrl(error) => write!(f, "refusing to send the URL: {error}"),
-            ElicitError::InvalidParams(error) => write!(f, "{error}"),
+            ElicitError::UnsafeUrl(_) => f.write_str("refusing to send the URL"),
+            ElicitError::InvalidParams(error) => error.fmt(f),
             #[cfg(feature = "url")]
             ElicitError::TooManyOutstanding { limit } => write!(
                 f,
@@ -188,10 +127,25 @@ impl std::error::Error for ElicitError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ElicitError::InvalidSchema(error) => Some(error),
-            ElicitError::InvalidParams(error) => Some(error),
+            // Transparent: the params error already said everything in `Display`.
+            ElicitError::InvalidParams(error) => error.source(),
             #[cfg(feature = "url")]
             ElicitError::UnsafeUrl(error) => Some(error),
             _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "url")]
+impl From<RegistryError> for ElicitError {
+    fn from(error: RegistryError) -> Self {
+        match error {
+            RegistryError::TooManyOutstanding { limit } => {
+                ElicitError::TooManyOutstanding { limit }
+            }
+            RegistryError::RandomnessUnavailable(reason) => {
+                ElicitError::RandomnessUnavailable(reason)
+            }
         }
     }
 }
@@ -444,7 +398,7 @@ impl Elicitor {
         let message = message.into();
         self.registry
             .register(self.connection, self.user.clone(), |elicitation_id| {
-                CreateElicitation::url(scope, message, elicitation_id, checked.as_str())
+                CreateElicitation::url(scope, message, elicitation_id, checked)
                     .map_err(ElicitError::InvalidParams)
             })
     }

@@ -8,7 +8,7 @@
 //!   produced once, for the right connection and user (E5, S6, U2, U4, U5).
 //! - [`UrlOutcome`]: the user's choice on a URL elicitation, read without looking at
 //!   any content (R4, U3). Form answers are read with `Elicit::from_response` (F3, R5).
-//! - `url_check` (feature `url`): the URL rules an agent must follow before sending a
+//! - `UrlPolicy` (feature `url`): the URL rules an agent must follow before sending a
 //!   URL-mode elicitation (S1, U3).
 //!
 //! There is no way to turn a URL-mode request into a form-mode one: a sensitive
@@ -46,13 +46,21 @@
 //! ```
 
 mod elicitor;
+mod ids;
 mod outcome;
 #[cfg(feature = "url")]
 mod registry;
 #[cfg(feature = "url")]
-pub mod url_check;
+mod url_check;
 
-pub use elicitor::{ConnectionId, ElicitError, Elicitor, UserId};
-pub use outcome::{UnknownAction, UrlOutcome};
 #[cfg(feature = "url")]
-pub use registry::{CompletionError, PendingUrl, RegistryLimits, UrlRegistry, UrlState};
+pub use crate::url_error::InvalidUrl;
+pub use elicitor::{ElicitError, Elicitor};
+pub use ids::{ConnectionId, UserId};
+pub use outcome::{UnknownActionError, UrlOutcome};
+#[cfg(feature = "url")]
+pub use registry::{
+    CompletionError, PendingUrl, RegistryError, RegistryLimits, UrlRegistry, UrlState,
+};
+#[cfg(feature = "url")]
+pub use url_check::{UnsafeUrlError, UrlPart, UrlPolicy};

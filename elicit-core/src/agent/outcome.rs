@@ -37,12 +37,12 @@ pub enum UrlOutcome {
 impl UrlOutcome {
     /// Reads the action of a response to a URL-mode elicitation, and nothing else
     /// (R4, U3). An action this crate does not know is an error, not success (R5).
-    pub fn from_response(response: &ElicitationResponse) -> Result<UrlOutcome, UnknownAction> {
+    pub fn from_response(response: &ElicitationResponse) -> Result<UrlOutcome, UnknownActionError> {
         match response.action() {
             Action::Accept => Ok(UrlOutcome::Consented),
             Action::Decline => Ok(UrlOutcome::Declined),
             Action::Cancel => Ok(UrlOutcome::Cancelled),
-            Action::Other(action) => Err(UnknownAction {
+            Action::Other(action) => Err(UnknownActionError {
                 action: action.clone(),
             }),
         }
@@ -57,12 +57,12 @@ impl UrlOutcome {
 /// A response whose `action` this crate does not know (E6). An agent must not take it
 /// for consent (R5).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownAction {
+pub struct UnknownActionError {
     /// The action received.
     pub action: String,
 }
 
-impl fmt::Display for UnknownAction {
+impl fmt::Display for UnknownActionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -72,4 +72,4 @@ impl fmt::Display for UnknownAction {
     }
 }
 
-impl std::error::Error for UnknownAction {}
+impl std::error::Error for UnknownActionError {}

@@ -15,8 +15,8 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use super::elicitor::{ConnectionId, ElicitError, UserId};
-use super::outcome::{UnknownAction, UrlOutcome};
+use super::ids::{ConnectionId, UserId};
+use super::outcome::{UnknownActionError, UrlOutcome};
 use crate::protocol::{CompleteElicitation, CreateElicitation, ElicitationResponse};
 
 /// Where a URL elicitation stands (U2, U5, R1).
@@ -103,7 +103,7 @@ pub enum CompletionError {
     },
     /// The client answered with an action this crate does not know (E6). It is not
     /// consent (R5); the elicitation stays as it was.
-    UnknownAction(UnknownAction),
+    UnknownAction(UnknownActionError),
 }
 
 impl fmt::Display for CompletionError {
@@ -124,25 +124,56 @@ impl fmt::Display for CompletionError {
             CompletionError::Closed { state } => {
                 write!(f, "this URL elicitation was {state}: there is nothing to complete")
             }
-            CompletionError::UnknownAction(error) => write!(f, "{error}"),
+            CompletionError::UnknownAction(error) => error.fmt(f),
         }
     }
 }
 
-impl std::error::Error for CompletionError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+// `UnknownAction` is transparent: its `Display` is the inner error's, so it is not
+// reported again as a source.
+impl std::error::Error for CompletionError {}
+
+/// Why the registry could not record a new URL elicitation. The [`Elicitor`] reports it
+/// as the matching [`ElicitError`] variant.
+///
+/// [`Elicitor`]: super::Elicitor
+/// [`ElicitError`]: super::ElicitError
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// The connection already has as many outstanding URL elicitations as
+    /// [`RegistryLimits::max_outstanding_per_connection`] allows.
+    TooManyOutstanding {
+        /// The limit per connection.
+        limit: usize,
+    },
+    /// The operating system's random number generator failed, so no unguessable
+    /// `elicitationId` could be made (U4).
+    RandomnessUnavailable(String),
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CompletionError::UnknownAction(error) => Some(error),
-            _ => None,
+            RegistryError::TooManyOutstanding { limit } => write!(
+                f,
+                "this connection already has {limit} outstanding URL elicitations, the most allowed"
+            ),
+            RegistryError::RandomnessUnavailable(reason) => write!(
+                f,
+                "no elicitation id could be made: the system's random number generator failed ({reason})"
+            ),
         }
     }
 }
+
+impl std::error::Error for RegistryError {}
 
 /// How much a [`UrlRegistry`] keeps (D12: bounded memory whatever the agent does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegistryLimits {
     /// Most outstanding URL elicitations per connection; one more is refused with
-    /// [`ElicitError::TooManyOutstanding`]. An interactive user cannot follow more
+    /// [`ElicitError::TooManyOutstanding`](super::ElicitError::TooManyOutstanding). An interactive user cannot follow more
     /// than a few; a larger number means elicitations are leaking.
     pub max_outstanding_per_connection: usize,
     /// Most finished elicitations remembered, over all connections, so that a repeated
@@ -243,18 +274,21 @@ impl UrlRegistry {
     }
 
     /// Mints an id, builds the request with it and records it as awaiting a response.
-    pub(crate) fn register(
+    pub(crate) fn register<E>(
         &self,
         connection: ConnectionId,
         user: Option<UserId>,
-        build: impl FnOnce(String) -> Result<CreateElicitation, ElicitError>,
-    ) -> Result<PendingUrl, ElicitError> {
+        build: impl FnOnce(String) -> Result<CreateElicitation, E>,
+    ) -> Result<PendingUrl, E>
+    where
+        E: From<RegistryError>,
+    {
         for _ in 0..ID_ATTEMPTS {
-            let id = mint_id()?;
+            let id = mint_id().map_err(E::from)?;
             let mut record = self.lock();
             let limit = record.limits.max_outstanding_per_connection;
             if record.outstanding.get(&connection).copied().unwrap_or(0) >= limit {
-                return Err(ElicitError::TooManyOutstanding { limit });
+                return Err(RegistryError::TooManyOutstanding { limit }.into());
             }
             // U4: unique among this connection's outstanding ids; here, among every id
             // the registry still knows, finished ones included.
@@ -276,9 +310,7 @@ impl UrlRegistry {
                 request,
             });
         }
-        Err(ElicitError::RandomnessUnavailable(
-            "it kept repeating ids".to_owned(),
-        ))
+        Err(RegistryError::RandomnessUnavailable("it kept repeating ids".to_owned()).into())
     }
 
     /// See [`Elicitor::record_response`](super::Elicitor::record_response).
@@ -418,9 +450,9 @@ impl Record {
 
 /// A fresh id: 128 bits from the operating system's CSPRNG, in lowercase hex (32
 /// characters, safe in any JSON string, URL or log line).
-fn mint_id() -> Result<String, ElicitError> {
+fn mint_id() -> Result<String, RegistryError> {
     let mut bytes = [0u8; ID_BYTES];
-    getrandom::fill(&mut bytes).map_err(|e| ElicitError::RandomnessUnavailable(e.to_string()))?;
+    getrandom::fill(&mut bytes).map_err(|e| RegistryError::RandomnessUnavailable(e.to_string()))?;
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut id = String::with_capacity(ID_BYTES * 2);
     for byte in bytes {
@@ -464,7 +496,7 @@ mod tests {
                         id,
                         "https://example.com/",
                     )
-                    .map_err(ElicitError::InvalidParams)
+                    .map_err(crate::agent::ElicitError::InvalidParams)
                 })
                 .unwrap();
             ids.push(pending.elicitation_id().to_owned());

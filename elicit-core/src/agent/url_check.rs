@@ -9,7 +9,7 @@
 //! reason, before they are sent.
 //!
 //! ```
-//! use elicit_core::agent::url_check::{UnsafeUrl, UrlPolicy};
+//! use elicit_core::agent::{UnsafeUrlError, UrlPolicy};
 //!
 //! let policy = UrlPolicy::new();
 //! let url = policy
@@ -18,7 +18,7 @@
 //! assert_eq!(url.host_str(), Some("auth.example.com"));
 //! assert!(matches!(
 //!     policy.check("https://example.com/welcome?access_token=abc123"),
-//!     Err(UnsafeUrl::CredentialParameter { .. })
+//!     Err(UnsafeUrlError::CredentialParameter { .. })
 //! ));
 //! ```
 
@@ -26,6 +26,7 @@ use std::fmt;
 
 use url::Url;
 
+use crate::url_error::InvalidUrl;
 pub use crate::url_safety::UrlPart;
 use crate::url_safety::{self, Finding, SchemeKind, Sensitive};
 
@@ -110,8 +111,8 @@ impl UrlPolicy {
     }
 
     /// Checks the URL of a URL-mode elicitation before it is sent (S1, U3), and
-    /// returns it parsed; send its serialization (`Url::as_str`), which is what was
-    /// checked.
+    /// returns its serialization by the WHATWG rules: send that text, which is what
+    /// was checked.
     ///
     /// Refuses, in this order and reporting the first problem: text that is not an
     /// absolute URL, any scheme but `https` and `http`, characters that hide or
@@ -120,15 +121,15 @@ impl UrlPolicy {
     /// that order, a parameter whose name says it is a credential or personal data,
     /// a value shaped like a credential, an email address. No error repeats a value
     /// it refused: errors end up in logs and in a model's context (U3).
-    pub fn check(&self, url: &str) -> Result<Url, UnsafeUrl> {
+    pub fn check(&self, url: &str) -> Result<String, UnsafeUrlError> {
         let parsed = Url::parse(url).map_err(|error| match error {
-            url::ParseError::RelativeUrlWithoutBase => UnsafeUrl::Relative,
-            other => UnsafeUrl::Unparseable(other),
+            url::ParseError::RelativeUrlWithoutBase => UnsafeUrlError::Relative,
+            other => UnsafeUrlError::Unparseable(InvalidUrl(other)),
         })?;
 
         let kind = url_safety::scheme_kind(parsed.scheme());
         if !matches!(kind, SchemeKind::Http | SchemeKind::Https) {
-            return Err(UnsafeUrl::NonWebScheme {
+            return Err(UnsafeUrlError::NonWebScheme {
                 scheme: parsed.scheme().to_owned(),
             });
         }
@@ -136,12 +137,12 @@ impl UrlPolicy {
         // S4 on the other side: the client would warn; a URL built by the agent has
         // no reason to contain them, so they point at injected input.
         if let Some(character) = url_safety::find_hidden_characters(url).first() {
-            return Err(UnsafeUrl::HiddenCharacter { character });
+            return Err(UnsafeUrlError::HiddenCharacter { character });
         }
 
         let length = parsed.as_str().chars().count();
         if length > self.max_length {
-            return Err(UnsafeUrl::TooLong {
+            return Err(UnsafeUrlError::TooLong {
                 length,
                 limit: self.max_length,
             });
@@ -151,7 +152,7 @@ impl UrlPolicy {
         if kind == SchemeKind::Http {
             let loopback = parsed.host().is_some_and(|h| url_safety::is_loopback(&h));
             if !(self.allow_loopback_http && loopback) {
-                return Err(UnsafeUrl::NotHttps {
+                return Err(UnsafeUrlError::NotHttps {
                     host: parsed.host_str().unwrap_or_default().to_owned(),
                 });
             }
@@ -160,14 +161,14 @@ impl UrlPolicy {
         // S1: user-info is either a credential (`user:password@`) or a trick
         // (`bank.example@evil.example`); an elicitation URL has use for neither.
         if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Err(UnsafeUrl::UserInfo);
+            return Err(UnsafeUrlError::UserInfo);
         }
 
         // S1, U3: no credentials, pre-authenticated access or personal data.
         if let Some(finding) = url_safety::find_sensitive(&parsed, &self.allowed_parameters) {
-            return Err(UnsafeUrl::from_finding(finding));
+            return Err(UnsafeUrlError::from_finding(finding));
         }
-        Ok(parsed)
+        Ok(parsed.into())
     }
 }
 
@@ -175,11 +176,11 @@ impl UrlPolicy {
 /// is wrong and never repeats the refused value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum UnsafeUrl {
+pub enum UnsafeUrlError {
     /// The URL is relative; a URL-mode elicitation needs an absolute URL (U1).
     Relative,
     /// The text is not a valid URL.
-    Unparseable(url::ParseError),
+    Unparseable(InvalidUrl),
     /// The scheme is not `https` or `http`: `javascript:`, `data:`, `file:`, `blob:`,
     /// `mailto:`, custom schemes… Clients refuse to open them.
     NonWebScheme {
@@ -256,22 +257,22 @@ pub enum UnsafeUrl {
     },
 }
 
-impl UnsafeUrl {
+impl UnsafeUrlError {
     fn from_finding(finding: Finding) -> Self {
         let Finding { part, within, what } = finding;
         match what {
             Sensitive::CredentialName(name) => {
-                UnsafeUrl::CredentialParameter { part, name, within }
+                UnsafeUrlError::CredentialParameter { part, name, within }
             }
-            Sensitive::CredentialValue(looks_like) => UnsafeUrl::CredentialValue {
+            Sensitive::CredentialValue(looks_like) => UnsafeUrlError::CredentialValue {
                 part,
                 looks_like,
                 within,
             },
             Sensitive::PersonalName(name) => {
-                UnsafeUrl::PersonalDataParameter { part, name, within }
+                UnsafeUrlError::PersonalDataParameter { part, name, within }
             }
-            Sensitive::EmailAddress => UnsafeUrl::EmailAddress { part, within },
+            Sensitive::EmailAddress => UnsafeUrlError::EmailAddress { part, within },
         }
     }
 }
@@ -288,43 +289,43 @@ impl fmt::Display for Within<'_> {
     }
 }
 
-impl fmt::Display for UnsafeUrl {
+impl fmt::Display for UnsafeUrlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            UnsafeUrl::Relative => f.write_str(
+            UnsafeUrlError::Relative => f.write_str(
                 "the URL is relative: a URL-mode elicitation needs an absolute `https` URL",
             ),
-            UnsafeUrl::Unparseable(error) => write!(f, "the URL is not valid: {error}"),
-            UnsafeUrl::NonWebScheme { scheme } => write!(
+            UnsafeUrlError::Unparseable(_) => f.write_str("the URL is not valid"),
+            UnsafeUrlError::NonWebScheme { scheme } => write!(
                 f,
                 "the URL's scheme is `{scheme}`: only `https` (or `http` to a loopback host \
                  during development) can be sent"
             ),
-            UnsafeUrl::HiddenCharacter { character } => write!(
+            UnsafeUrlError::HiddenCharacter { character } => write!(
                 f,
                 "the URL contains the control, invisible or direction-changing character {}, \
                  which clients flag as deceptive",
                 url_safety::code_point(*character)
             ),
-            UnsafeUrl::TooLong { length, limit } => write!(
+            UnsafeUrlError::TooLong { length, limit } => write!(
                 f,
                 "the URL is {length} characters long, more than the {limit} allowed"
             ),
-            UnsafeUrl::NotHttps { host } => write!(
+            UnsafeUrlError::NotHttps { host } => write!(
                 f,
                 "the URL uses plain `http` to `{host}`: only loopback hosts (localhost, \
                  127.0.0.0/8, [::1]) may use `http`; use `https`"
             ),
-            UnsafeUrl::UserInfo => {
+            UnsafeUrlError::UserInfo => {
                 f.write_str("the URL has a user name or password before the host: remove it")
             }
-            UnsafeUrl::CredentialParameter { part, name, within } => write!(
+            UnsafeUrlError::CredentialParameter { part, name, within } => write!(
                 f,
                 "the {part} parameter `{name}`{} looks like a credential: a URL-mode \
                  elicitation must not carry credentials or pre-authenticated access",
                 Within(within)
             ),
-            UnsafeUrl::CredentialValue {
+            UnsafeUrlError::CredentialValue {
                 part,
                 looks_like,
                 within,
@@ -334,13 +335,13 @@ impl fmt::Display for UnsafeUrl {
                  must not carry credentials or pre-authenticated access",
                 Within(within)
             ),
-            UnsafeUrl::PersonalDataParameter { part, name, within } => write!(
+            UnsafeUrlError::PersonalDataParameter { part, name, within } => write!(
                 f,
                 "the {part} parameter `{name}`{} looks like personal data, which must not be \
                  put in a URL-mode elicitation",
                 Within(within)
             ),
-            UnsafeUrl::EmailAddress { part, within } => write!(
+            UnsafeUrlError::EmailAddress { part, within } => write!(
                 f,
                 "the {part}{} contains an email address, which must not be put in a URL-mode \
                  elicitation",
@@ -350,10 +351,10 @@ impl fmt::Display for UnsafeUrl {
     }
 }
 
-impl std::error::Error for UnsafeUrl {
+impl std::error::Error for UnsafeUrlError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            UnsafeUrl::Unparseable(error) => Some(error),
+            UnsafeUrlError::Unparseable(error) => Some(error),
             _ => None,
         }
     }
@@ -363,7 +364,7 @@ impl std::error::Error for UnsafeUrl {
 mod tests {
     use super::*;
 
-    fn refusal(policy: &UrlPolicy, url: &str) -> UnsafeUrl {
+    fn refusal(policy: &UrlPolicy, url: &str) -> UnsafeUrlError {
         match policy.check(url) {
             Ok(checked) => panic!("{url:?} should be refused, got {checked}"),
             Err(error) => error,
@@ -424,15 +425,15 @@ mod tests {
     #[test]
     fn refuses_non_web_and_invalid_urls() {
         let policy = UrlPolicy::new();
-        assert_eq!(refusal(&policy, "/callback"), UnsafeUrl::Relative);
-        assert_eq!(refusal(&policy, ""), UnsafeUrl::Relative);
+        assert_eq!(refusal(&policy, "/callback"), UnsafeUrlError::Relative);
+        assert_eq!(refusal(&policy, ""), UnsafeUrlError::Relative);
         assert_eq!(
             refusal(&policy, "https://"),
-            UnsafeUrl::Unparseable(url::ParseError::EmptyHost)
+            UnsafeUrlError::Unparseable(InvalidUrl(url::ParseError::EmptyHost))
         );
         assert_eq!(
             refusal(&policy, "https://exa mple.com"),
-            UnsafeUrl::Unparseable(url::ParseError::IdnaError)
+            UnsafeUrlError::Unparseable(InvalidUrl(url::ParseError::IdnaError))
         );
         for (url, scheme) in [
             ("javascript:alert(1)", "javascript"),
@@ -445,7 +446,7 @@ mod tests {
         ] {
             assert_eq!(
                 refusal(&policy, url),
-                UnsafeUrl::NonWebScheme {
+                UnsafeUrlError::NonWebScheme {
                     scheme: scheme.into()
                 },
                 "{url}"
@@ -466,7 +467,7 @@ mod tests {
         ] {
             assert_eq!(
                 refusal(&policy, url),
-                UnsafeUrl::NotHttps { host: host.into() },
+                UnsafeUrlError::NotHttps { host: host.into() },
                 "{url}"
             );
         }
@@ -474,7 +475,7 @@ mod tests {
         assert!(!production.allows_loopback_http());
         assert_eq!(
             refusal(&production, "http://localhost:8080/"),
-            UnsafeUrl::NotHttps {
+            UnsafeUrlError::NotHttps {
                 host: "localhost".into()
             }
         );
@@ -490,7 +491,7 @@ mod tests {
             "https://bank.example@evil.example/",
             "https://:secret@example.com/",
         ] {
-            assert_eq!(refusal(&policy, url), UnsafeUrl::UserInfo, "{url}");
+            assert_eq!(refusal(&policy, url), UnsafeUrlError::UserInfo, "{url}");
         }
     }
 
@@ -506,7 +507,7 @@ mod tests {
         ] {
             assert_eq!(
                 refusal(&policy, url),
-                UnsafeUrl::HiddenCharacter { character },
+                UnsafeUrlError::HiddenCharacter { character },
                 "{url:?}"
             );
         }
@@ -521,7 +522,7 @@ mod tests {
         let longer = format!("{url}a");
         assert_eq!(
             refusal(&UrlPolicy::new(), &longer),
-            UnsafeUrl::TooLong {
+            UnsafeUrlError::TooLong {
                 length: 2049,
                 limit: 2048
             }
@@ -530,7 +531,7 @@ mod tests {
         assert_eq!(short.max_length(), 30);
         assert_eq!(
             refusal(&short, "https://example.com/a/long/path"),
-            UnsafeUrl::TooLong {
+            UnsafeUrlError::TooLong {
                 length: 31,
                 limit: 30
             }
@@ -541,7 +542,7 @@ mod tests {
     #[test]
     fn refuses_credentials_in_parameters() {
         let policy = UrlPolicy::new();
-        let query = |name: &str| UnsafeUrl::CredentialParameter {
+        let query = |name: &str| UnsafeUrlError::CredentialParameter {
             part: UrlPart::Query,
             name: name.into(),
             within: None,
@@ -590,7 +591,7 @@ mod tests {
             ),
             (
                 "https://example.com/app#access_token=abc&token_type=bearer&state=x",
-                UnsafeUrl::CredentialParameter {
+                UnsafeUrlError::CredentialParameter {
                     part: UrlPart::Fragment,
                     name: "access_token".into(),
                     within: None,
@@ -598,7 +599,7 @@ mod tests {
             ),
             (
                 "https://example.com/#/callback?token=abc",
-                UnsafeUrl::CredentialParameter {
+                UnsafeUrlError::CredentialParameter {
                     part: UrlPart::Fragment,
                     name: "token".into(),
                     within: None,
@@ -606,7 +607,7 @@ mod tests {
             ),
             (
                 "https://example.com/shop;jsessionid=0123456789ABCDEF",
-                UnsafeUrl::CredentialParameter {
+                UnsafeUrlError::CredentialParameter {
                     part: UrlPart::Path,
                     name: "jsessionid".into(),
                     within: None,
@@ -615,7 +616,7 @@ mod tests {
             (
                 "https://as.example/authorize?client_id=a\
                  &redirect_uri=https%3A%2F%2Fapp.example%2Fcb%3Fsession%3Dabc",
-                UnsafeUrl::CredentialParameter {
+                UnsafeUrlError::CredentialParameter {
                     part: UrlPart::Query,
                     name: "session".into(),
                     within: Some("redirect_uri".into()),
@@ -662,7 +663,7 @@ mod tests {
         for (url, part, looks_like) in cases {
             assert_eq!(
                 refusal(&policy, &url),
-                UnsafeUrl::CredentialValue {
+                UnsafeUrlError::CredentialValue {
                     part,
                     looks_like,
                     within: None
@@ -679,7 +680,7 @@ mod tests {
         let cases = [
             (
                 "https://example.com/signup?email=alice%40example.com",
-                UnsafeUrl::PersonalDataParameter {
+                UnsafeUrlError::PersonalDataParameter {
                     part: UrlPart::Query,
                     name: "email".into(),
                     within: None,
@@ -687,7 +688,7 @@ mod tests {
             ),
             (
                 "https://example.com/?phone_number=5551234",
-                UnsafeUrl::PersonalDataParameter {
+                UnsafeUrlError::PersonalDataParameter {
                     part: UrlPart::Query,
                     name: "phone_number".into(),
                     within: None,
@@ -695,7 +696,7 @@ mod tests {
             ),
             (
                 "https://example.com/?firstName=Alice",
-                UnsafeUrl::PersonalDataParameter {
+                UnsafeUrlError::PersonalDataParameter {
                     part: UrlPart::Query,
                     name: "firstName".into(),
                     within: None,
@@ -703,28 +704,28 @@ mod tests {
             ),
             (
                 "https://as.example/authorize?client_id=a&login_hint=alice%40example.com",
-                UnsafeUrl::EmailAddress {
+                UnsafeUrlError::EmailAddress {
                     part: UrlPart::Query,
                     within: None,
                 },
             ),
             (
                 "https://example.com/users/alice@example.com/settings",
-                UnsafeUrl::EmailAddress {
+                UnsafeUrlError::EmailAddress {
                     part: UrlPart::Path,
                     within: None,
                 },
             ),
             (
                 "https://example.com/invite#to=bob%40example.org",
-                UnsafeUrl::EmailAddress {
+                UnsafeUrlError::EmailAddress {
                     part: UrlPart::Fragment,
                     within: None,
                 },
             ),
             (
                 "https://example.com/go?next=https%3A%2F%2Fapp.example%2F%3Fu%3Dalice%2540example.com",
-                UnsafeUrl::EmailAddress {
+                UnsafeUrlError::EmailAddress {
                     part: UrlPart::Query,
                     within: Some("next".into()),
                 },
@@ -750,7 +751,7 @@ mod tests {
             .is_ok());
         assert_eq!(
             refusal(&policy, "https://example.com/?session=alice%40example.com"),
-            UnsafeUrl::EmailAddress {
+            UnsafeUrlError::EmailAddress {
                 part: UrlPart::Query,
                 within: None
             }
@@ -776,7 +777,7 @@ mod tests {
             assert!(!message.is_empty());
         }
         assert_eq!(
-            UnsafeUrl::CredentialParameter {
+            UnsafeUrlError::CredentialParameter {
                 part: UrlPart::Query,
                 name: "session".into(),
                 within: Some("redirect_uri".into())
@@ -786,7 +787,7 @@ mod tests {
              credential: a URL-mode elicitation must not carry credentials or \
              pre-authenticated access"
         );
-        let error = UnsafeUrl::Unparseable(url::ParseError::EmptyHost);
+        let error = UnsafeUrlError::Unparseable(InvalidUrl(url::ParseError::EmptyHost));
         assert!(std::error::Error::source(&error).is_some());
     }
 

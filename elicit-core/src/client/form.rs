@@ -17,10 +17,11 @@ use std::fmt;
 use serde_json::{Map, Number, Value};
 
 use super::identity::AgentIdentity;
+use crate::content::ValidationErrorKind;
 use crate::content::ValidationErrors;
 use crate::protocol::{CreateElicitation, ElicitationResponse, InvalidParamsReason, JsonRpcError};
 use crate::schema::check::check_value;
-use crate::schema::{Options, Property, PropertyKind, RequestedSchema, Unenforced, Violation};
+use crate::schema::{Options, Property, PropertyKind, RequestedSchema, Unenforced};
 
 /// The kind of input a field needs (F2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -137,7 +138,7 @@ impl std::error::Error for FormError {}
 /// What is wrong with an answer to one field.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum FieldProblem {
+pub enum FieldErrorKind {
     /// The form has no field of this name.
     NoSuchField,
     /// The text could not be read as the field's kind.
@@ -155,7 +156,7 @@ pub enum FieldProblem {
     /// The field is not a select, so options cannot be chosen.
     NotASelect,
     /// The value breaks the field's rules (F2, V1–V7).
-    Invalid(Vec<Violation>),
+    Invalid(Vec<ValidationErrorKind>),
 }
 
 /// An answer the form refused, naming the field (K2). The previous answer is kept.
@@ -166,7 +167,7 @@ pub struct FieldError {
     /// The field's label, as shown.
     pub label: String,
     /// What is wrong.
-    pub problem: FieldProblem,
+    pub kind: FieldErrorKind,
 }
 
 impl fmt::Display for FieldError {
@@ -176,14 +177,16 @@ impl fmt::Display for FieldError {
         } else {
             write!(f, "{} (`{}`): ", self.label, self.field)?;
         }
-        match &self.problem {
-            FieldProblem::NoSuchField => f.write_str("the form has no such field"),
-            FieldProblem::NotUnderstood { text, expected } => {
+        match &self.kind {
+            FieldErrorKind::NoSuchField => f.write_str("the form has no such field"),
+            FieldErrorKind::NotUnderstood { text, expected } => {
                 write!(f, "{text:?} is not {expected}")
             }
-            FieldProblem::NoSuchOption { text } => write!(f, "{text:?} is not one of the options"),
-            FieldProblem::NotASelect => f.write_str("the field has no options to choose"),
-            FieldProblem::Invalid(violations) => {
+            FieldErrorKind::NoSuchOption { text } => {
+                write!(f, "{text:?} is not one of the options")
+            }
+            FieldErrorKind::NotASelect => f.write_str("the field has no options to choose"),
+            FieldErrorKind::Invalid(violations) => {
                 for (i, v) in violations.iter().enumerate() {
                     if i > 0 {
                         f.write_str("; ")?;
@@ -551,16 +554,16 @@ impl FormEngine {
         self.position(name).ok_or_else(|| FieldError {
             field: name.to_owned(),
             label: name.to_owned(),
-            problem: FieldProblem::NoSuchField,
+            kind: FieldErrorKind::NoSuchField,
         })
     }
 
-    fn error(&self, index: usize, problem: FieldProblem) -> FieldError {
+    fn error(&self, index: usize, problem: FieldErrorKind) -> FieldError {
         let p = &self.schema.properties()[index];
         FieldError {
             field: p.name().to_owned(),
             label: p.label().to_owned(),
-            problem,
+            kind: problem,
         }
     }
 
@@ -627,7 +630,7 @@ impl FormEngine {
                 }
                 (Value::Array(items), false)
             }
-            _ => return Err(self.error(index, FieldProblem::NotASelect)),
+            _ => return Err(self.error(index, FieldErrorKind::NotASelect)),
         };
         self.store(index, value, full_check)
     }
@@ -655,14 +658,14 @@ impl FormEngine {
                 }
                 Ok(())
             }
-            _ => Err(self.error(index, FieldProblem::NotASelect)),
+            _ => Err(self.error(index, FieldErrorKind::NotASelect)),
         }
     }
 
     fn no_such_option(&self, index: usize, option: &str) -> FieldError {
         self.error(
             index,
-            FieldProblem::NoSuchOption {
+            FieldErrorKind::NoSuchOption {
                 text: option.to_owned(),
             },
         )
@@ -689,7 +692,7 @@ impl FormEngine {
         // so the user hears of a problem where they made it.
         let mut violations = Vec::new();
         check_value(self.kind_of(index), &value, &mut |v| {
-            if full || !matches!(v, Violation::TooFewItems { .. }) {
+            if full || !matches!(v, ValidationErrorKind::TooFewItems { .. }) {
                 violations.push(v);
             }
         });
@@ -697,7 +700,7 @@ impl FormEngine {
             self.values[index] = Some(value);
             Ok(())
         } else {
-            Err(self.error(index, FieldProblem::Invalid(violations)))
+            Err(self.error(index, FieldErrorKind::Invalid(violations)))
         }
     }
 
@@ -780,9 +783,9 @@ fn normalize(kind: &PropertyKind, value: Value) -> Value {
     value
 }
 
-fn parse_text(kind: &PropertyKind, text: &str) -> Result<Value, FieldProblem> {
+fn parse_text(kind: &PropertyKind, text: &str) -> Result<Value, FieldErrorKind> {
     let trimmed = text.trim();
-    let not_understood = |expected| FieldProblem::NotUnderstood {
+    let not_understood = |expected| FieldErrorKind::NotUnderstood {
         text: text.to_owned(),
         expected,
     };
@@ -797,7 +800,7 @@ fn parse_text(kind: &PropertyKind, text: &str) -> Result<Value, FieldProblem> {
             .ok_or_else(|| not_understood("yes or no")),
         PropertyKind::SingleSelect(s) => match_option(&s.options, text)
             .map(|v| Value::String(v.to_owned()))
-            .ok_or_else(|| FieldProblem::NoSuchOption {
+            .ok_or_else(|| FieldErrorKind::NoSuchOption {
                 text: text.to_owned(),
             }),
         PropertyKind::MultiSelect(m) => parse_choices(&m.options, text).map(Value::Array),
@@ -877,7 +880,7 @@ fn match_option<'o>(options: &'o Options, text: &str) -> Option<&'o str> {
     found
 }
 
-fn parse_choices(options: &Options, text: &str) -> Result<Vec<Value>, FieldProblem> {
+fn parse_choices(options: &Options, text: &str) -> Result<Vec<Value>, FieldErrorKind> {
     // A title may itself contain a comma: the whole text first.
     if let Some(v) = match_option(options, text) {
         return Ok(vec![Value::String(v.to_owned())]);
@@ -885,7 +888,7 @@ fn parse_choices(options: &Options, text: &str) -> Result<Vec<Value>, FieldProbl
     let mut chosen: Vec<Value> = Vec::new();
     for piece in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let Some(v) = match_option(options, piece) else {
-            return Err(FieldProblem::NoSuchOption {
+            return Err(FieldErrorKind::NoSuchOption {
                 text: piece.to_owned(),
             });
         };

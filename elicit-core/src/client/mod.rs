@@ -5,7 +5,7 @@
 //!   `-32602` error to answer with (C8, D1, E6).
 //! - [`FormEngine`]: the state of a form-mode dialog: fields in order, defaults,
 //!   answers checked as they are set, review, and the response (F3, F4, K1, K2, K4).
-//! - `url_review` (feature `url`): what to show before opening a URL-mode
+//! - `UrlReview` (feature `url`): what to show before opening a URL-mode
 //!   elicitation (S2-S5, K3).
 //! - [`CompletionTracker`]: which `elicitation/complete` notifications to act on (U6).
 //!
@@ -39,12 +39,16 @@ mod form;
 mod identity;
 mod tracker;
 #[cfg(feature = "url")]
-pub mod url_review;
+mod url_review;
 
+#[cfg(feature = "url")]
+pub use crate::url_error::InvalidUrl;
 pub use check::{check_request, check_request_with, Incoming};
 pub use form::{
-    Choice, FieldError, FieldKind, FieldProblem, FormEngine, FormError, FormField, Review,
+    Choice, FieldError, FieldErrorKind, FieldKind, FormEngine, FormError, FormField, Review,
     ReviewEntry, UnknownField,
 };
 pub use identity::AgentIdentity;
 pub use tracker::{Completion, CompletionTracker, Ignored};
+#[cfg(feature = "url")]
+pub use url_review::{UrlError, UrlReview, UrlWarning, MAX_REVIEWABLE_LENGTH};

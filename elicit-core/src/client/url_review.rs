@@ -12,7 +12,7 @@
 //! rendering only this URL as clickable (S5).
 //!
 //! ```
-//! use elicit_core::client::url_review::{UrlReview, UrlWarning};
+//! use elicit_core::client::{UrlReview, UrlWarning};
 //! let review = UrlReview::new("https://раураl.com/login").unwrap();
 //! assert_eq!(review.full_url(), "https://xn--l-7sba6dbr.com/login");
 //! assert_eq!(review.host_unicode(), "раураl.com");
@@ -29,6 +29,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use url::{Host, Url};
 
+use crate::url_error::InvalidUrl;
 pub use crate::url_safety::UrlPart;
 use crate::url_safety::{self, SchemeKind};
 
@@ -43,7 +44,7 @@ pub const MAX_REVIEWABLE_LENGTH: usize = 16 * 1024;
 ///
 /// Show [`full_url`](Self::full_url) in full, the host with its
 /// [`registrable_domain`](Self::registrable_domain) highlighted, and every warning,
-/// before asking the user whether to open it; open [`url`](Self::url) only after an
+/// before asking the user whether to open it; open that URL only after an
 /// explicit yes (S2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlReview {
@@ -75,7 +76,7 @@ impl UrlReview {
         }
         let parsed = Url::parse(url).map_err(|error| match error {
             url::ParseError::RelativeUrlWithoutBase => UrlError::Relative,
-            other => UrlError::Invalid(other),
+            other => UrlError::Invalid(InvalidUrl(other)),
         })?;
         match url_safety::scheme_kind(parsed.scheme()) {
             SchemeKind::Http | SchemeKind::Https => {}
@@ -242,12 +243,6 @@ impl UrlReview {
     /// the Unicode host beside it with [`host_unicode`](Self::host_unicode).
     pub fn full_url(&self) -> &str {
         self.url.as_str()
-    }
-
-    /// The parsed URL to open once the user has agreed (S2); its text is
-    /// [`full_url`](Self::full_url).
-    pub fn url(&self) -> &Url {
-        &self.url
     }
 
     /// The scheme: `https` or `http`.
@@ -547,7 +542,7 @@ pub enum UrlError {
     /// is no site to show.
     Relative,
     /// The text is not a valid URL.
-    Invalid(url::ParseError),
+    Invalid(InvalidUrl),
     /// A `javascript:` or `vbscript:` URL, which runs code instead of opening a page.
     Script {
         /// The scheme, lowercase.
@@ -577,7 +572,7 @@ impl fmt::Display for UrlError {
                 "the URL is {length} bytes long, more than the {limit} that can be reviewed"
             ),
             UrlError::Relative => f.write_str("the URL is relative: it must start with `https://`"),
-            UrlError::Invalid(error) => write!(f, "the URL is not valid: {error}"),
+            UrlError::Invalid(_) => f.write_str("the URL is not valid"),
             UrlError::Script { scheme } => write!(
                 f,
                 "`{scheme}:` URLs run code instead of opening a page, and are never opened"
@@ -635,7 +630,7 @@ mod tests {
         assert_eq!(r.registrable_domain(), Some("example.com"));
         assert_eq!(r.port(), None);
         assert_eq!(r.warnings(), &[]);
-        assert_eq!(r.url().as_str(), r.full_url());
+        assert_eq!(r.url.as_str(), r.full_url());
     }
 
     // covers: S4, K3
@@ -959,18 +954,21 @@ mod tests {
             ("/login", UrlError::Relative),
             ("//evil.example/x", UrlError::Relative),
             ("example.com/login", UrlError::Relative),
-            ("https://", UrlError::Invalid(url::ParseError::EmptyHost)),
+            (
+                "https://",
+                UrlError::Invalid(InvalidUrl(url::ParseError::EmptyHost)),
+            ),
             (
                 "https://exa mple.com/",
-                UrlError::Invalid(url::ParseError::IdnaError),
+                UrlError::Invalid(InvalidUrl(url::ParseError::IdnaError)),
             ),
             (
                 "https://ex\u{202E}ample.com/",
-                UrlError::Invalid(url::ParseError::IdnaError),
+                UrlError::Invalid(InvalidUrl(url::ParseError::IdnaError)),
             ),
             (
                 "https://example.com:99999/",
-                UrlError::Invalid(url::ParseError::InvalidPort),
+                UrlError::Invalid(InvalidUrl(url::ParseError::InvalidPort)),
             ),
             (
                 "javascript:alert(1)",
@@ -1090,7 +1088,7 @@ mod tests {
             "`data:` URLs carry their own content with no website behind them, and are never \
              opened"
         );
-        let invalid = UrlError::Invalid(url::ParseError::EmptyHost);
+        let invalid = UrlError::Invalid(InvalidUrl(url::ParseError::EmptyHost));
         assert!(std::error::Error::source(&invalid).is_some());
     }
 

@@ -123,15 +123,14 @@ impl ParamsError {
         let mut error = JsonRpcError::invalid_params(self.reason(), self.to_string(), pointer);
         if let ParamsErrorKind::Schema(schema) = &self.kind {
             let issues = schema
-                .issues()
                 .iter()
-                .map(|issue| {
+                .map(|(issue_pointer, kind)| {
                     let mut item = Map::new();
                     item.insert(
                         "pointer".to_owned(),
-                        Value::from(format!("{}{}", self.pointer, issue.pointer)),
+                        Value::from(format!("{}{issue_pointer}", self.pointer)),
                     );
-                    item.insert("message".to_owned(), Value::from(issue.kind.to_string()));
+                    item.insert("message".to_owned(), Value::from(kind.to_string()));
                     Value::Object(item)
                 })
                 .collect();
@@ -157,13 +156,13 @@ impl fmt::Display for ParamsError {
             K::ToolCallWithoutSession => f.write_str("`toolCallId` is only allowed with `sessionId`"),
             K::UrlNotAbsolute => f.write_str("`url` must be an absolute URI"),
             K::Schema(schema) => {
-                let issues = schema.issues();
-                if let [one] = issues {
-                    write!(f, "invalid `requestedSchema` at {}{}: {}", self.pointer, one.pointer, one.kind)
+                let issues = schema.iter();
+                if issues.len() == 1 {
+                    write!(f, "invalid `requestedSchema` at {}{}: {}", self.pointer, schema.pointer(), schema.kind())
                 } else {
                     write!(f, "invalid `requestedSchema`, {} problems:", issues.len())?;
-                    for issue in issues {
-                        write!(f, "\n  - at {}{}: {}", self.pointer, issue.pointer, issue.kind)?;
+                    for (pointer, kind) in issues {
+                        write!(f, "\n  - at {}{pointer}: {kind}", self.pointer)?;
                     }
                     Ok(())
                 }
@@ -172,11 +171,7 @@ impl fmt::Display for ParamsError {
     }
 }
 
-impl std::error::Error for ParamsError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            ParamsErrorKind::Schema(schema) => Some(schema),
-            _ => None,
-        }
-    }
-}
+// `Display` spells out every schema problem (it is the `-32602` message a client
+// sends back), so the schema error is not reported again as a source; match
+// `ParamsErrorKind::Schema` to get it.
+impl std::error::Error for ParamsError {}

@@ -4,7 +4,7 @@
 //! Everything here is ACP (C, E, U, R, D1). MCP's shapes of the same messages are in
 //! [`mcp`], with types of their own so a message cannot be sent in the wrong dialect by
 //! accident; conversions between the two are explicit. With the `acp` cargo feature,
-//! [`acp`] converts to and from the official `agent-client-protocol-schema` types.
+//! `acp` converts to and from the official `agent-client-protocol-schema` types.
 //!
 //! ```
 //! use elicit_core::protocol::{CreateElicitation, ElicitationCapabilities, Mode, Scope};

@@ -16,7 +16,7 @@ use crate::format::Format;
 /// One rule a value breaks.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Violation {
+pub enum ValidationErrorKind {
     /// A required property is absent (V5).
     Missing,
     /// A present `null`: not a value, for any property (D10).
@@ -117,9 +117,9 @@ pub enum Violation {
     },
 }
 
-impl fmt::Display for Violation {
+impl fmt::Display for ValidationErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use Violation::*;
+        use ValidationErrorKind::*;
         match self {
             Missing => f.write_str("is required but missing"),
             Null => f.write_str("is null; leave an optional field out instead of sending null"),
@@ -204,11 +204,11 @@ pub(crate) fn json_type_name(v: &Value) -> &'static str {
 pub(crate) fn check_value(
     kind: &PropertyKind,
     value: &Value,
-    sink: &mut dyn FnMut(Violation),
+    sink: &mut dyn FnMut(ValidationErrorKind),
 ) -> bool {
     if value.is_null() {
         // D10, for every kind (an unknown type too: null is never a value).
-        sink(Violation::Null);
+        sink(ValidationErrorKind::Null);
         return false;
     }
     match kind {
@@ -252,8 +252,12 @@ pub(crate) fn check_value(
     }
 }
 
-fn wrong_type(expected: &'static str, found: &Value, sink: &mut dyn FnMut(Violation)) -> bool {
-    sink(Violation::WrongType {
+fn wrong_type(
+    expected: &'static str,
+    found: &Value,
+    sink: &mut dyn FnMut(ValidationErrorKind),
+) -> bool {
+    sink(ValidationErrorKind::WrongType {
         expected,
         found: json_type_name(found),
     });
@@ -268,7 +272,11 @@ pub(crate) fn is_integer(n: &Number) -> bool {
             .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
-pub(crate) fn check_string(s: &StringSchema, v: &str, sink: &mut dyn FnMut(Violation)) -> bool {
+pub(crate) fn check_string(
+    s: &StringSchema,
+    v: &str,
+    sink: &mut dyn FnMut(ValidationErrorKind),
+) -> bool {
     let mut ok = true;
     // V1, D6: lengths count Unicode scalar values. A string of `n` bytes holds between
     // `ceil(n / 4)` and `n` of them, so the count is needed only when those bounds do
@@ -280,13 +288,13 @@ pub(crate) fn check_string(s: &StringSchema, v: &str, sink: &mut dyn FnMut(Viola
         let len = v.chars().count();
         if let Some(min) = s.min_length {
             if len < min as usize {
-                sink(Violation::TooShort { min, len });
+                sink(ValidationErrorKind::TooShort { min, len });
                 ok = false;
             }
         }
         if let Some(max) = s.max_length {
             if len > max as usize {
-                sink(Violation::TooLong { max, len });
+                sink(ValidationErrorKind::TooLong { max, len });
                 ok = false;
             }
         }
@@ -296,7 +304,7 @@ pub(crate) fn check_string(s: &StringSchema, v: &str, sink: &mut dyn FnMut(Viola
         // not enforced (D8) and is reported by `RequestedSchema::unenforced`.
         if let Ok(re) = p.regex() {
             if !re.is_match(v) {
-                sink(Violation::PatternMismatch {
+                sink(ValidationErrorKind::PatternMismatch {
                     pattern: p.source().to_owned(),
                 });
                 ok = false;
@@ -305,14 +313,18 @@ pub(crate) fn check_string(s: &StringSchema, v: &str, sink: &mut dyn FnMut(Viola
     }
     if let Some(FormatSpec::Known(format)) = &s.format {
         if !format.is_valid(v) {
-            sink(Violation::InvalidFormat { format: *format });
+            sink(ValidationErrorKind::InvalidFormat { format: *format });
             ok = false;
         }
     }
     ok
 }
 
-pub(crate) fn check_option(options: &Options, v: &str, sink: &mut dyn FnMut(Violation)) -> bool {
+pub(crate) fn check_option(
+    options: &Options,
+    v: &str,
+    sink: &mut dyn FnMut(ValidationErrorKind),
+) -> bool {
     if options.contains(v) {
         return true;
     }
@@ -320,27 +332,31 @@ pub(crate) fn check_option(options: &Options, v: &str, sink: &mut dyn FnMut(Viol
         .titled_options()
         .and_then(|o| o.iter().find(|o| o.title() == v))
         .map(|o| o.value().to_owned());
-    sink(Violation::NotAnOption {
+    sink(ValidationErrorKind::NotAnOption {
         value: v.to_owned(),
         did_you_mean,
     });
     false
 }
 
-fn check_items(m: &MultiSelectSchema, items: &[Value], sink: &mut dyn FnMut(Violation)) -> bool {
+fn check_items(
+    m: &MultiSelectSchema,
+    items: &[Value],
+    sink: &mut dyn FnMut(ValidationErrorKind),
+) -> bool {
     let mut ok = true;
     for (index, item) in items.iter().enumerate() {
         match item {
             Value::String(s) if m.options.contains(s) => {}
             Value::String(s) => {
-                sink(Violation::ItemNotAnOption {
+                sink(ValidationErrorKind::ItemNotAnOption {
                     index,
                     value: s.clone(),
                 });
                 ok = false;
             }
             other => {
-                sink(Violation::ItemWrongType {
+                sink(ValidationErrorKind::ItemWrongType {
                     index,
                     found: json_type_name(other),
                 });
@@ -354,18 +370,18 @@ fn check_items(m: &MultiSelectSchema, items: &[Value], sink: &mut dyn FnMut(Viol
 pub(crate) fn check_item_count(
     m: &MultiSelectSchema,
     len: usize,
-    sink: &mut dyn FnMut(Violation),
+    sink: &mut dyn FnMut(ValidationErrorKind),
 ) -> bool {
     let mut ok = true;
     if let Some(min) = m.min_items {
         if (len as u64) < min {
-            sink(Violation::TooFewItems { min, len });
+            sink(ValidationErrorKind::TooFewItems { min, len });
             ok = false;
         }
     }
     if let Some(max) = m.max_items {
         if len as u64 > max {
-            sink(Violation::TooManyItems { max, len });
+            sink(ValidationErrorKind::TooManyItems { max, len });
             ok = false;
         }
     }
@@ -376,12 +392,12 @@ pub(crate) fn check_bounds(
     v: &Number,
     minimum: Option<&Number>,
     maximum: Option<&Number>,
-    sink: &mut dyn FnMut(Violation),
+    sink: &mut dyn FnMut(ValidationErrorKind),
 ) -> bool {
     let mut ok = true;
     if let Some(min) = minimum {
         if compare_numbers(v, min) == Ordering::Less {
-            sink(Violation::BelowMinimum {
+            sink(ValidationErrorKind::BelowMinimum {
                 minimum: min.clone(),
             });
             ok = false;
@@ -389,7 +405,7 @@ pub(crate) fn check_bounds(
     }
     if let Some(max) = maximum {
         if compare_numbers(v, max) == Ordering::Greater {
-            sink(Violation::AboveMaximum {
+            sink(ValidationErrorKind::AboveMaximum {
                 maximum: max.clone(),
             });
             ok = false;

@@ -15,14 +15,34 @@ impl SchemaError {
         SchemaError { issues }
     }
 
-    /// Every problem found, in document order.
-    pub fn issues(&self) -> &[SchemaIssue] {
-        &self.issues
+    /// Every problem found, in document order: the JSON pointer (RFC 6901) of the
+    /// offending member, empty for the root, and what is wrong with it.
+    ///
+    /// ```
+    /// # use elicit_core::schema::{RequestedSchema, SchemaErrorKind};
+    /// let error = RequestedSchema::from_json(&serde_json::json!({
+    ///     "type": "object",
+    ///     "properties": { "n": { "type": "integer", "minimum": 5, "maximum": 1 } },
+    ///     "required": ["missing"]
+    /// }))
+    /// .unwrap_err();
+    /// let pointers: Vec<&str> = error.iter().map(|(pointer, _)| pointer).collect();
+    /// assert_eq!(pointers, ["/properties/n/minimum", "/required/0"]);
+    /// ```
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &SchemaErrorKind)> + '_ {
+        self.issues
+            .iter()
+            .map(|issue| (issue.pointer.as_str(), &issue.kind))
     }
 
-    /// The first problem found.
-    pub fn first(&self) -> Option<&SchemaIssue> {
-        self.issues.first()
+    /// The JSON pointer of the first problem found; empty for the root.
+    pub fn pointer(&self) -> &str {
+        &self.issues[0].pointer
+    }
+
+    /// What the first problem found is.
+    pub fn kind(&self) -> &SchemaErrorKind {
+        &self.issues[0].kind
     }
 }
 
@@ -43,13 +63,14 @@ impl fmt::Display for SchemaError {
 
 impl std::error::Error for SchemaError {}
 
-/// One problem in a schema.
+/// One problem in a schema: where and what. Public only through
+/// [`SchemaError::iter`], as a pair, so that "a problem" has one name, the error.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SchemaIssue {
+pub(crate) struct SchemaIssue {
     /// JSON pointer (RFC 6901) of the offending member; empty for the root.
-    pub pointer: String,
+    pub(crate) pointer: String,
     /// What is wrong.
-    pub kind: SchemaErrorKind,
+    pub(crate) kind: SchemaErrorKind,
 }
 
 impl fmt::Display for SchemaIssue {

@@ -15,8 +15,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use crate::format::Format;
-use crate::pattern::{compile_pattern, PatternError, DEFAULT_PATTERN_SIZE_LIMIT};
+use crate::pattern::{compile_pattern, DEFAULT_PATTERN_SIZE_LIMIT};
 
 pub(crate) mod check;
 mod emit;
@@ -24,8 +23,10 @@ pub(crate) mod error;
 mod lint;
 pub(crate) mod parse;
 
-pub use check::Violation;
-pub use error::{SchemaError, SchemaErrorKind, SchemaIssue};
+pub use crate::format::Format;
+pub use crate::pattern::PatternError;
+pub use crate::vocab::{SecretHit, SecretKind};
+pub use error::{SchemaError, SchemaErrorKind};
 pub use lint::{Finding, FindingKind};
 pub use parse::{Limits, ParseMode, ParseOptions};
 
@@ -537,8 +538,14 @@ impl Pattern {
         &self.source
     }
 
+    /// Whether `text` contains a match (a search, not a full match: V4), or why the
+    /// pattern cannot be enforced.
+    pub fn is_match(&self, text: &str) -> Result<bool, &PatternError> {
+        self.regex().map(|re| re.is_match(text))
+    }
+
     /// The compiled expression, or why it cannot be enforced.
-    pub fn regex(&self) -> Result<&regex::Regex, &PatternError> {
+    pub(crate) fn regex(&self) -> Result<&regex::Regex, &PatternError> {
         self.compiled
             .get_or_init(|| Box::new(compile_pattern(&self.source, DEFAULT_PATTERN_SIZE_LIMIT)))
             .as_ref()

@@ -11,11 +11,12 @@ use std::hash::Hash;
 
 use serde_json::{Map, Value};
 
+use crate::content::ValidationErrorKind;
 use crate::content::{ValidationError, ValidationErrors};
 use crate::protocol::{Action, ElicitationResponse};
 use crate::schema::check::{check_string, json_type_name};
 use crate::schema::parse::value_to_i64;
-use crate::schema::{EnumOption, Property, PropertyKind, RequestedSchema, Text, Violation};
+use crate::schema::{EnumOption, Property, PropertyKind, RequestedSchema, Text};
 
 #[doc(hidden)]
 pub mod private;
@@ -81,7 +82,7 @@ pub trait Elicit: Sized {
             Action::Cancel => Ok(Elicited::Cancelled),
             Action::Other(action) => Err(ValidationErrors::single(ValidationError {
                 property: None,
-                violation: Violation::UnknownAction {
+                kind: ValidationErrorKind::UnknownAction {
                     action: action.to_string(),
                 },
             })),
@@ -143,7 +144,7 @@ pub trait Field: Sized {
 
     /// Builds the value from JSON already validated against this field's property.
     /// Errors only for a value the property admits but the type cannot hold (D5).
-    fn from_json(value: &Value) -> Result<Self, Violation>;
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind>;
 
     /// The value when the key is absent: `None` for a required field.
     fn absent() -> Option<Self> {
@@ -252,7 +253,7 @@ pub trait NonOptional {}
 impl Field for String {
     const SHAPE: Shape = Shape::Text;
     const RUST_TYPE: &'static str = "String";
-    fn from_json(value: &Value) -> Result<Self, Violation> {
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
         match value {
             Value::String(s) => Ok(s.clone()),
             other => Err(wrong_type("a string", other)),
@@ -280,7 +281,7 @@ impl NonOptional for String {}
 impl Field for Cow<'static, str> {
     const SHAPE: Shape = Shape::Text;
     const RUST_TYPE: &'static str = "Cow<'static, str>";
-    fn from_json(value: &Value) -> Result<Self, Violation> {
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
         String::from_json(value).map(Cow::Owned)
     }
     #[inline]
@@ -295,8 +296,8 @@ impl TextField for Cow<'static, str> {}
 impl StringDefaultField for Cow<'static, str> {}
 impl NonOptional for Cow<'static, str> {}
 
-fn wrong_type(expected: &'static str, found: &Value) -> Violation {
-    Violation::WrongType {
+fn wrong_type(expected: &'static str, found: &Value) -> ValidationErrorKind {
+    ValidationErrorKind::WrongType {
         expected,
         found: json_type_name(found),
     }
@@ -307,7 +308,7 @@ fn wrong_type(expected: &'static str, found: &Value) -> Violation {
 impl Field for bool {
     const SHAPE: Shape = Shape::Boolean;
     const RUST_TYPE: &'static str = "bool";
-    fn from_json(value: &Value) -> Result<Self, Violation> {
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
         value
             .as_bool()
             .ok_or_else(|| wrong_type("a boolean", value))
@@ -338,14 +339,14 @@ macro_rules! integer_field {
                 max: if (<$t>::MAX as i128) > (i64::MAX as i128) { i64::MAX } else { <$t>::MAX as i64 },
             };
             const RUST_TYPE: &'static str = stringify!($t);
-            fn from_json(value: &Value) -> Result<Self, Violation> {
+            fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
                 let Value::Number(n) = value else {
                     return Err(wrong_type("an integer", value));
                 };
                 // D5: `3.0` is the integer 3; a value outside the type is an error,
                 // never a wrap.
-                let i = value_to_i64(n).map_err(|_| Violation::OutOfTypeRange { rust_type: stringify!($t) })?;
-                <$t>::try_from(i).map_err(|_| Violation::OutOfTypeRange { rust_type: stringify!($t) })
+                let i = value_to_i64(n).map_err(|_| ValidationErrorKind::OutOfTypeRange { rust_type: stringify!($t) })?;
+                <$t>::try_from(i).map_err(|_| ValidationErrorKind::OutOfTypeRange { rust_type: stringify!($t) })
             }
             #[inline]
             fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
@@ -379,7 +380,7 @@ impl Field for f64 {
         max: None,
     };
     const RUST_TYPE: &'static str = "f64";
-    fn from_json(value: &Value) -> Result<Self, Violation> {
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
         value.as_f64().ok_or_else(|| wrong_type("a number", value))
     }
     #[inline]
@@ -422,7 +423,7 @@ impl Field for f32 {
         max: Some(f32::MAX as f64),
     };
     const RUST_TYPE: &'static str = "f32";
-    fn from_json(value: &Value) -> Result<Self, Violation> {
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
         let f = value
             .as_f64()
             .ok_or_else(|| wrong_type("a number", value))?;
@@ -430,7 +431,7 @@ impl Field for f32 {
         if narrow.is_finite() {
             Ok(narrow)
         } else {
-            Err(Violation::OutOfTypeRange { rust_type: "f32" })
+            Err(ValidationErrorKind::OutOfTypeRange { rust_type: "f32" })
         }
     }
     #[inline]
@@ -451,7 +452,7 @@ impl<T: Field + NonOptional> Field for Option<T> {
     const SHAPE: Shape = T::SHAPE;
     const REQUIRED: bool = false;
     const RUST_TYPE: &'static str = T::RUST_TYPE;
-    fn from_json(value: &Value) -> Result<Self, Violation> {
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
         T::from_json(value).map(Some)
     }
     #[inline]
@@ -473,7 +474,9 @@ impl<T: BooleanField> BooleanField for Option<T> {}
 
 // ---- multi-selects ------------------------------------------------------------------
 
-fn collect_options<T: SelectOption, C: FromIterator<T>>(value: &Value) -> Result<C, Violation> {
+fn collect_options<T: SelectOption, C: FromIterator<T>>(
+    value: &Value,
+) -> Result<C, ValidationErrorKind> {
     let Value::Array(items) = value else {
         return Err(wrong_type("an array of options", value));
     };
@@ -481,11 +484,13 @@ fn collect_options<T: SelectOption, C: FromIterator<T>>(value: &Value) -> Result
         .iter()
         .enumerate()
         .map(|(index, item)| match item {
-            Value::String(s) => T::from_option(s).ok_or_else(|| Violation::ItemNotAnOption {
-                index,
-                value: s.clone(),
-            }),
-            other => Err(Violation::ItemWrongType {
+            Value::String(s) => {
+                T::from_option(s).ok_or_else(|| ValidationErrorKind::ItemNotAnOption {
+                    index,
+                    value: s.clone(),
+                })
+            }
+            other => Err(ValidationErrorKind::ItemWrongType {
                 index,
                 found: json_type_name(other),
             }),
@@ -529,7 +534,7 @@ fn options_json<'a, T: SelectOption>(items: impl Iterator<Item = &'a T>) -> Opti
 impl<T: SelectOption> Field for Vec<T> {
     const SHAPE: Shape = Shape::MultiSelect(T::OPTIONS);
     const RUST_TYPE: &'static str = "Vec";
-    fn from_json(value: &Value) -> Result<Self, Violation> {
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
         collect_options(value)
     }
     #[inline]
@@ -547,7 +552,7 @@ impl<T: SelectOption> NonOptional for Vec<T> {}
 impl<T: SelectOption + Ord> Field for BTreeSet<T> {
     const SHAPE: Shape = Shape::MultiSelect(T::OPTIONS);
     const RUST_TYPE: &'static str = "BTreeSet";
-    fn from_json(value: &Value) -> Result<Self, Violation> {
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
         collect_options(value)
     }
     #[inline]
@@ -564,7 +569,7 @@ impl<T: SelectOption + Ord> NonOptional for BTreeSet<T> {}
 impl<T: SelectOption + Hash + Eq, S: std::hash::BuildHasher + Default> Field for HashSet<T, S> {
     const SHAPE: Shape = Shape::MultiSelect(T::OPTIONS);
     const RUST_TYPE: &'static str = "HashSet";
-    fn from_json(value: &Value) -> Result<Self, Violation> {
+    fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {
         collect_options(value)
     }
     #[inline]
@@ -669,7 +674,7 @@ mod tests {
             ..Attrs::NONE
         };
         let email = Attrs {
-            format: Some(crate::Format::Email),
+            format: Some(crate::schema::Format::Email),
             ..Attrs::NONE
         };
         let text = [Attrs::NONE, bounded, email].map(|a| kind(Shape::Text, a));

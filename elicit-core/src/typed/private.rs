@@ -18,12 +18,11 @@ pub use super::{
     BooleanField, Elicit, Field, MultiSelectField, NonOptional, NumericField, OptionList,
     SelectOption, Shape, StringDefaultField, TextField,
 };
-pub use crate::content::{ValidationError, ValidationErrors};
+pub use crate::content::{ValidationError, ValidationErrorKind, ValidationErrors};
 pub use crate::format::Format;
 pub use crate::schema::{
     BooleanSchema, EnumOption, IntegerSchema, MultiSelectSchema, NumberSchema, Options, Property,
     PropertyKind, PropertySchema, RequestedSchema, SingleSelectSchema, StringSchema, Text,
-    Violation,
 };
 
 use crate::schema::check::{check_value, json_type_name};
@@ -437,9 +436,10 @@ impl<'a, const N: usize> Reader<'a, N> {
     pub fn deny_unknown(&mut self) {
         for key in self.object.keys() {
             if (self.slot_of)(key).is_none() {
-                self.errors
-                    .0
-                    .push(ValidationError::new(key.as_str(), Violation::UnknownField));
+                self.errors.0.push(ValidationError::new(
+                    key.as_str(),
+                    ValidationErrorKind::UnknownField,
+                ));
             }
         }
     }
@@ -449,7 +449,7 @@ impl<'a, const N: usize> Reader<'a, N> {
 fn not_an_object(content: &Value) -> ValidationErrors {
     ValidationErrors::single(ValidationError {
         property: None,
-        violation: Violation::NotAnObject {
+        kind: ValidationErrorKind::NotAnObject {
             found: json_type_name(content),
         },
     })
@@ -511,7 +511,7 @@ pub fn field<T: Field>(
         if absent.is_none() {
             errors
                 .0
-                .push(ValidationError::new(name, Violation::Missing));
+                .push(ValidationError::new(name, ValidationErrorKind::Missing));
         }
         return absent;
     };
@@ -550,9 +550,10 @@ pub fn deny_unknown(
 ) {
     for key in content.keys() {
         if !known(key) {
-            errors
-                .0
-                .push(ValidationError::new(key.as_str(), Violation::UnknownField));
+            errors.0.push(ValidationError::new(
+                key.as_str(),
+                ValidationErrorKind::UnknownField,
+            ));
         }
     }
 }
@@ -572,13 +573,13 @@ pub fn new_content(properties: usize) -> Map<String, Value> {
 /// `Field::from_json` of a derived select: the variant whose value is the string. The
 /// derive's `from_content` has checked the value against the options already; this is
 /// also right for a caller that has not.
-pub fn select_from_json<T: SelectOption>(value: &Value) -> Result<T, Violation> {
+pub fn select_from_json<T: SelectOption>(value: &Value) -> Result<T, ValidationErrorKind> {
     match value {
-        Value::String(s) => T::from_option(s).ok_or_else(|| Violation::NotAnOption {
+        Value::String(s) => T::from_option(s).ok_or_else(|| ValidationErrorKind::NotAnOption {
             value: s.clone(),
             did_you_mean: None,
         }),
-        other => Err(Violation::WrongType {
+        other => Err(ValidationErrorKind::WrongType {
             expected: "a string (one of the options)",
             found: json_type_name(other),
         }),

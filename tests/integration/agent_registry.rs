@@ -4,7 +4,7 @@
 // The `Elicitor`'s URL mode and the registry need the `url` feature (on by default).
 #![cfg(feature = "url")]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

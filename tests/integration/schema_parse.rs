@@ -2,7 +2,8 @@
 //! checking the reason and the JSON pointer, plus what the lenient parse keeps.
 
 use elicit::schema::{FormatSpec, Limits, Options, ParseOptions};
-use elicit::{PropertyKind, RequestedSchema, SchemaErrorKind as K};
+use elicit::schema::{PropertyKind, SchemaErrorKind as K};
+use elicit::RequestedSchema;
 use serde_json::{json, Value};
 
 /// The issues of a strict parse that must fail, as `(pointer, kind)`.
@@ -10,9 +11,8 @@ fn refused(schema: Value) -> Vec<(String, K)> {
     match RequestedSchema::from_json(&schema) {
         Ok(_) => panic!("strict parse accepted {schema}"),
         Err(e) => e
-            .issues()
             .iter()
-            .map(|i| (i.pointer.clone(), i.kind.clone()))
+            .map(|(pointer, kind)| (pointer.to_owned(), kind.clone()))
             .collect(),
     }
 }
@@ -491,8 +491,9 @@ fn limits_are_enforced_with_a_clear_error() {
     limits.max_depth = 3;
     let opts = ParseOptions::strict().with_limits(limits);
     let parse = |v: Value| {
-        RequestedSchema::parse(&v, &opts).unwrap_err().issues()[0]
-            .kind
+        RequestedSchema::parse(&v, &opts)
+            .unwrap_err()
+            .kind()
             .clone()
     };
     let limit = |what: &'static str, limit: usize| K::LimitExceeded { what, limit };

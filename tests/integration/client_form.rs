@@ -3,14 +3,15 @@
 //! are set (F3), review before sending (K2), submit, decline and cancel (R1), and forms
 //! it must not render (E6).
 
-mod common;
-mod forms;
+use crate::common;
+use crate::forms;
 
 use elicit::client::{
-    AgentIdentity, Choice, FieldKind, FieldProblem, FormEngine, FormError, UnknownField,
+    AgentIdentity, Choice, FieldErrorKind, FieldKind, FormEngine, FormError, UnknownField,
 };
+use elicit::content::ValidationErrorKind;
 use elicit::protocol::{Action, CreateElicitation, InvalidParamsReason, Scope};
-use elicit::{Elicit, Elicited, RequestedSchema, Violation};
+use elicit::{Elicit, Elicited, RequestedSchema};
 use forms::{Refactor, Strategy};
 use serde_json::{json, Value};
 
@@ -189,8 +190,8 @@ fn numbers_are_read_from_text() {
                 assert_eq!(error.field, "passes");
                 assert!(
                     matches!(
-                        error.problem,
-                        FieldProblem::NotUnderstood {
+                        error.kind,
+                        FieldErrorKind::NotUnderstood {
                             expected: "a whole number",
                             ..
                         }
@@ -257,7 +258,7 @@ fn each_answer_is_checked_as_it_is_set_and_errors_name_the_field() {
     assert_eq!(error.field, "passes");
     assert_eq!(error.label, "Passes");
     assert!(
-        matches!(&error.problem, FieldProblem::Invalid(v) if matches!(v[..], [Violation::AboveMaximum { .. }]))
+        matches!(&error.kind, FieldErrorKind::Invalid(v) if matches!(v[..], [ValidationErrorKind::AboveMaximum { .. }]))
     );
     assert_eq!(error.to_string(), "Passes (`passes`): must be at most 5");
     assert_eq!(form.value("passes"), Some(&json!(2)));
@@ -265,7 +266,7 @@ fn each_answer_is_checked_as_it_is_set_and_errors_name_the_field() {
     let error = form
         .set_text("ticket", "eng 42 but far too long")
         .unwrap_err();
-    let FieldProblem::Invalid(violations) = &error.problem else {
+    let FieldErrorKind::Invalid(violations) = &error.kind else {
         panic!("{error:?}")
     };
     assert_eq!(violations.len(), 2); // pattern and length, both reported
@@ -281,7 +282,7 @@ fn each_answer_is_checked_as_it_is_set_and_errors_name_the_field() {
     assert_eq!(error.field, "ratio");
 
     let error = form.set_text("missing", "x").unwrap_err();
-    assert_eq!(error.problem, FieldProblem::NoSuchField);
+    assert_eq!(error.kind, FieldErrorKind::NoSuchField);
     assert_eq!(error.to_string(), "`missing`: the form has no such field");
 }
 
@@ -296,7 +297,7 @@ fn typed_values_are_set_exactly() {
     // A typed value is not text: no conversion.
     let error = form.set("passes", "3").unwrap_err();
     assert!(
-        matches!(&error.problem, FieldProblem::Invalid(v) if matches!(v[..], [Violation::WrongType { .. }]))
+        matches!(&error.kind, FieldErrorKind::Invalid(v) if matches!(v[..], [ValidationErrorKind::WrongType { .. }]))
     );
     // A title is not a value when set exactly; the error says which value to send.
     let error = form.set("strategy", "Aggressive").unwrap_err();
@@ -332,8 +333,8 @@ fn option_titles_map_to_their_values() {
     );
     let error = form.set_text("strategy", "Reckless").unwrap_err();
     assert_eq!(
-        error.problem,
-        FieldProblem::NoSuchOption {
+        error.kind,
+        FieldErrorKind::NoSuchOption {
             text: "Reckless".into()
         }
     );
@@ -361,12 +362,12 @@ fn multi_selects_take_comma_lists_or_one_choice_at_a_time() {
     // maxItems is checked when the list is set.
     let error = form.set_text("tags", "ui, db, api").unwrap_err();
     assert!(
-        matches!(&error.problem, FieldProblem::Invalid(v) if matches!(v[..], [Violation::TooManyItems { .. }]))
+        matches!(&error.kind, FieldErrorKind::Invalid(v) if matches!(v[..], [ValidationErrorKind::TooManyItems { .. }]))
     );
     let error = form.set_text("tags", "ui, cloud").unwrap_err();
     assert_eq!(
-        error.problem,
-        FieldProblem::NoSuchOption {
+        error.kind,
+        FieldErrorKind::NoSuchOption {
             text: "cloud".into()
         }
     );
@@ -389,7 +390,7 @@ fn multi_selects_take_comma_lists_or_one_choice_at_a_time() {
     form.select_option("tags", "ui").unwrap();
     let error = form.select_option("tags", "api").unwrap_err();
     assert!(
-        matches!(&error.problem, FieldProblem::Invalid(v) if matches!(v[..], [Violation::TooManyItems { .. }]))
+        matches!(&error.kind, FieldErrorKind::Invalid(v) if matches!(v[..], [ValidationErrorKind::TooManyItems { .. }]))
     );
     assert_eq!(
         form.field("tags").unwrap().display_value().as_deref(),
@@ -401,8 +402,8 @@ fn multi_selects_take_comma_lists_or_one_choice_at_a_time() {
     form.deselect_option("strategy", "safe").unwrap();
     assert_eq!(form.value("strategy"), None);
     assert_eq!(
-        form.select_option("dry", "yes").unwrap_err().problem,
-        FieldProblem::NotASelect
+        form.select_option("dry", "yes").unwrap_err().kind,
+        FieldErrorKind::NotASelect
     );
 }
 
@@ -421,8 +422,8 @@ fn min_items_is_checked_on_submit_for_incremental_choices() {
     form.select_option("pick", "a").unwrap();
     let errors = form.submit().unwrap_err();
     assert!(matches!(
-        errors.errors()[0].violation,
-        Violation::TooFewItems { min: 2, len: 1 }
+        errors.errors()[0].kind,
+        ValidationErrorKind::TooFewItems { min: 2, len: 1 }
     ));
     // Setting the whole list is checked fully.
     assert!(form.set_text("pick", "a").is_err());
@@ -478,7 +479,10 @@ fn submit_sends_exactly_the_answers_that_validate() {
     let mut form = engine();
     // Nothing is sent while a required answer is missing.
     let errors = form.submit().unwrap_err();
-    assert!(matches!(errors.errors()[0].violation, Violation::Missing));
+    assert!(matches!(
+        errors.errors()[0].kind,
+        ValidationErrorKind::Missing
+    ));
     form.set_text("strategy", "Conservative").unwrap();
     form.set_text("ratio", "0.75").unwrap();
     form.clear("level").unwrap();

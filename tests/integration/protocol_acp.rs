@@ -2,8 +2,7 @@
 //! `agent-client-protocol-schema` types (`cargo test --features acp`).
 #![cfg(feature = "acp")]
 
-mod common;
-mod protocol_support;
+use crate::protocol_support;
 
 use agent_client_protocol_schema::v1 as official;
 use elicit::protocol::acp::{
@@ -13,7 +12,8 @@ use elicit::protocol::{
     CompleteElicitation, CreateElicitation, ElicitationCapabilities, ElicitationResponse, Mode,
     Scope,
 };
-use elicit::{ParseOptions, RequestedSchema};
+use elicit::schema::ParseOptions;
+use elicit::RequestedSchema;
 use proptest::prelude::*;
 use protocol_support::assert_acp;
 use protocol_support::strategies::{capabilities, config, create, meta, response, text};

@@ -2,7 +2,7 @@
 //! it answers with (C8, D1, E2, E4, F1, U1), the lenient schema parse (C6, D7, D8), and
 //! unknown modes kept for forwarding, never rendered (E6).
 
-mod common;
+use crate::common;
 
 use elicit::client::{check_request, AgentIdentity, FormEngine, FormError, Incoming};
 use elicit::protocol::{ElicitationCapabilities, JsonRpcError, Mode, RequestId, INVALID_PARAMS};

@@ -2,8 +2,7 @@
 //! text, and validates against the published schemas (ACP v1 and v2; MCP 2025-11-25 and
 //! 2026-07-28 for the MCP forms).
 
-mod common;
-mod protocol_support;
+use crate::protocol_support;
 
 use elicit::protocol::mcp::v2025_11_25 as v1125;
 use elicit::protocol::mcp::v2026_07_28 as v0728;

@@ -2,7 +2,7 @@
 //! elicitation received on this connection (U6), with bounded memory; and the whole
 //! URL-mode exchange from agent to client and back (U1, U2, U5).
 
-mod common;
+use crate::common;
 
 use elicit::client::{Completion, CompletionTracker, Ignored};
 use elicit::protocol::{

@@ -1,7 +1,8 @@
 //! `RequestedSchema::validate` and `ContentValue`: every violation reported, with the
 //! property and the rule, for each rule of section V and the D decisions.
 
-use elicit::{ContentValue, RequestedSchema, Violation};
+use elicit::content::{ContentValue, ValidationErrorKind};
+use elicit::RequestedSchema;
 use serde_json::{json, Value};
 
 fn form() -> RequestedSchema {
@@ -22,14 +23,14 @@ fn form() -> RequestedSchema {
     .unwrap()
 }
 
-fn violations(content: Value) -> Vec<(Option<String>, Violation)> {
+fn violations(content: Value) -> Vec<(Option<String>, ValidationErrorKind)> {
     match form().validate(&content) {
         Ok(()) => vec![],
-        Err(e) => e.into_iter().map(|e| (e.property, e.violation)).collect(),
+        Err(e) => e.into_iter().map(|e| (e.property, e.kind)).collect(),
     }
 }
 
-fn only(content: Value) -> Violation {
+fn only(content: Value) -> ValidationErrorKind {
     let mut v = violations(content);
     assert_eq!(v.len(), 1, "{v:?}");
     v.remove(0).1
@@ -50,7 +51,7 @@ fn non_object_content_is_an_error_not_a_panic() {
         let v = violations(content);
         assert_eq!(v.len(), 1);
         assert_eq!(v[0].0, None);
-        assert!(matches!(v[0].1, Violation::NotAnObject { .. }));
+        assert!(matches!(v[0].1, ValidationErrorKind::NotAnObject { .. }));
     }
 }
 
@@ -60,14 +61,14 @@ fn missing_required_and_null_are_errors() {
     assert_eq!(
         violations(json!({})),
         vec![
-            (Some("name".into()), Violation::Missing),
-            (Some("n".into()), Violation::Missing)
+            (Some("name".into()), ValidationErrorKind::Missing),
+            (Some("n".into()), ValidationErrorKind::Missing)
         ]
     );
     // A present null is not a value, optional properties included (D10).
     assert_eq!(
         only(json!({ "name": "Ada", "n": 1, "ok": null })),
-        Violation::Null
+        ValidationErrorKind::Null
     );
 }
 
@@ -78,13 +79,13 @@ fn lengths_count_unicode_scalar_values() {
     assert_eq!(violations(json!({ "name": "😀😀😀😀", "n": 1 })), vec![]);
     assert_eq!(
         only(json!({ "name": "😀😀😀😀😀", "n": 1 })),
-        Violation::TooLong { max: 4, len: 5 }
+        ValidationErrorKind::TooLong { max: 4, len: 5 }
     );
     // A combining sequence is two scalar values.
     assert_eq!(violations(json!({ "name": "e\u{301}", "n": 1 })), vec![]);
     assert_eq!(
         only(json!({ "name": "é", "n": 1 })),
-        Violation::TooShort { min: 2, len: 1 }
+        ValidationErrorKind::TooShort { min: 2, len: 1 }
     );
 }
 
@@ -94,7 +95,7 @@ fn integers_accept_zero_fractions_and_numbers_accept_integers() {
     assert_eq!(violations(json!({ "name": "Ada", "n": 3.0 })), vec![]);
     assert!(matches!(
         only(json!({ "name": "Ada", "n": 3.5 })),
-        Violation::WrongType {
+        ValidationErrorKind::WrongType {
             expected: "an integer",
             ..
         }
@@ -102,15 +103,15 @@ fn integers_accept_zero_fractions_and_numbers_accept_integers() {
     assert_eq!(violations(json!({ "name": "Ada", "n": 1, "x": 1 })), vec![]);
     assert!(matches!(
         only(json!({ "name": "Ada", "n": 6 })),
-        Violation::AboveMaximum { .. }
+        ValidationErrorKind::AboveMaximum { .. }
     ));
     assert!(matches!(
         only(json!({ "name": "Ada", "n": 0 })),
-        Violation::BelowMinimum { .. }
+        ValidationErrorKind::BelowMinimum { .. }
     ));
     assert!(matches!(
         only(json!({ "name": "Ada", "n": 1, "x": 1.6 })),
-        Violation::AboveMaximum { .. }
+        ValidationErrorKind::AboveMaximum { .. }
     ));
 }
 
@@ -123,7 +124,7 @@ fn patterns_search_anywhere_in_the_value() {
     );
     assert!(matches!(
         only(json!({ "name": "Ada", "n": 1, "code": "abc" })),
-        Violation::PatternMismatch { .. }
+        ValidationErrorKind::PatternMismatch { .. }
     ));
 }
 
@@ -136,7 +137,7 @@ fn formats_are_asserted() {
     );
     assert!(matches!(
         only(json!({ "name": "Ada", "n": 1, "mail": "ada" })),
-        Violation::InvalidFormat { .. }
+        ValidationErrorKind::InvalidFormat { .. }
     ));
 }
 
@@ -150,7 +151,7 @@ fn option_titles_are_not_values() {
     let v = only(json!({ "name": "Ada", "n": 1, "pick": "Conservative" }));
     assert_eq!(
         v,
-        Violation::NotAnOption {
+        ValidationErrorKind::NotAnOption {
             value: "Conservative".into(),
             did_you_mean: Some("c".into())
         }
@@ -173,27 +174,27 @@ fn multi_selects_check_items_and_counts_and_allow_repeats() {
         vec![
             (
                 Some("tags".into()),
-                Violation::ItemNotAnOption {
+                ValidationErrorKind::ItemNotAnOption {
                     index: 1,
                     value: "z".into()
                 }
             ),
             (
                 Some("tags".into()),
-                Violation::ItemWrongType {
+                ValidationErrorKind::ItemWrongType {
                     index: 2,
                     found: "an integer"
                 }
             ),
             (
                 Some("tags".into()),
-                Violation::TooManyItems { max: 2, len: 3 }
+                ValidationErrorKind::TooManyItems { max: 2, len: 3 }
             ),
         ]
     );
     assert_eq!(
         only(json!({ "name": "Ada", "n": 1, "tags": [] })),
-        Violation::TooFewItems { min: 1, len: 0 }
+        ValidationErrorKind::TooFewItems { min: 1, len: 0 }
     );
 }
 
@@ -243,6 +244,6 @@ fn content_values_convert_to_and_from_json() {
     assert_eq!(ContentValue::Number(f64::NAN).to_json(), Value::Null);
     assert!(matches!(
         ContentValue::try_from(&json!(null)),
-        Err(Violation::Null)
+        Err(ValidationErrorKind::Null)
     ));
 }

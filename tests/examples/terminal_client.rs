@@ -8,7 +8,7 @@
 // URL review needs the `url` feature (on by default), as does the example.
 #![cfg(feature = "url")]
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

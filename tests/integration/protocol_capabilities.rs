@@ -1,8 +1,8 @@
 //! The `elicitation` client capability: the ACP reading (C1–C6) as a table, what we
 //! write back, the MCP reading (M2) and the conversions between the two.
 
-mod common;
-mod protocol_support;
+use crate::common;
+use crate::protocol_support;
 
 use elicit::protocol::mcp::McpElicitationCapabilities;
 use elicit::protocol::{ElicitationCapabilities, Mode, ModeCapability};

@@ -2,8 +2,8 @@
 //! of its version (erratum 1 patched, see `protocol_support`), every published example
 //! parses, and the conversions to and from ACP drop exactly what the dialects differ on.
 
-mod common;
-mod protocol_support;
+use crate::common;
+use crate::protocol_support;
 
 use elicit::protocol::mcp::v2025_11_25 as v1125;
 use elicit::protocol::mcp::v2026_07_28 as v0728;
@@ -14,7 +14,8 @@ use elicit::protocol::{
     Action, CompleteElicitation, CreateElicitation, ElicitationResponse, InvalidParamsReason, Mode,
     ModeParams, ParamsErrorKind, RequestId, Scope,
 };
-use elicit::{PropertyKind, RequestedSchema};
+use elicit::schema::PropertyKind;
+use elicit::RequestedSchema;
 use protocol_support::{assert_acp, assert_mcp, mcp_accepts};
 use serde_json::{json, Map, Value};
 

@@ -6,7 +6,7 @@
 //! Cases: `ELICIT_PROPTEST_CASES` (default 10,000), each one schema checked against
 //! several contents.
 
-mod common;
+use crate::common;
 
 use common::gen::{cases, content, schema};
 use elicit::RequestedSchema;

@@ -3,10 +3,10 @@
 //! same unicode-mode grammar widened by identity escapes), on generated patterns. Also
 //! that no input panics and every error is one line.
 
-mod common;
+use crate::common;
 
 use common::formats::{reference, Rng};
-use elicit::pattern::{compile_pattern, DEFAULT_PATTERN_SIZE_LIMIT};
+use elicit::schema::Pattern;
 use serde_json::json;
 
 #[test]
@@ -87,7 +87,7 @@ fn syntax_verdicts_agree_with_jsonschema() {
         let source: String = (0..=rng.below(6))
             .map(|_| *rng.pick::<&str>(&pieces))
             .collect();
-        let ours = match compile_pattern(&source, DEFAULT_PATTERN_SIZE_LIMIT) {
+        let ours = match Pattern::new(source.clone()) {
             Ok(_) => {
                 valid += 1;
                 true

@@ -2,7 +2,7 @@
 //! in the official ACP JSON Schema (v1 and v2), survives a round trip through the
 //! official Rust types, and re-parses to the same value.
 
-mod common;
+use crate::common;
 
 use common::gen::{cases, schema};
 use elicit::RequestedSchema;

@@ -2,20 +2,29 @@
 //! ECMA-262 and non-BMP cases and its `format: regex` cases, then the `jsonschema` crate on
 //! patterns both accept.
 
-mod common;
+use crate::common;
 
 use common::formats::{reference, suite_file, Rng};
-use elicit::pattern::{compile_pattern, DEFAULT_PATTERN_SIZE_LIMIT};
+use elicit::schema::{Pattern, PatternError};
 use serde_json::{json, Value};
 
-fn compile(source: &str) -> Result<regex::Regex, elicit::pattern::PatternError> {
-    compile_pattern(source, DEFAULT_PATTERN_SIZE_LIMIT)
+/// A pattern compiled by the crate's public API, as a client's schema would hold it.
+struct Compiled(Pattern);
+
+impl Compiled {
+    fn is_match(&self, text: &str) -> bool {
+        self.0.is_match(text).expect("`Pattern::new` compiled it")
+    }
+}
+
+fn compile(source: &str) -> Result<Compiled, PatternError> {
+    Pattern::new(source.to_owned()).map(Compiled)
 }
 
 /// Whether `data` is valid against a suite schema built from `pattern` and
 /// `patternProperties` (with `additionalProperties` and `type`, the only other keywords
 /// those groups use), matching with our compiled patterns.
-fn evaluate(schema: &Value, data: &Value, compiled: &[(String, regex::Regex)]) -> bool {
+fn evaluate(schema: &Value, data: &Value, compiled: &[(String, Compiled)]) -> bool {
     if let Some(kind) = schema.get("type").and_then(Value::as_str) {
         let ok = match kind {
             "string" => data.is_string(),

@@ -1,7 +1,8 @@
 //! `RequestedSchema::lint`: forms must not ask for secrets (F5) and should not carry
 //! clickable URLs (F7); ordinary profile data is fine.
 
-use elicit::{FindingKind, RequestedSchema};
+use elicit::schema::FindingKind;
+use elicit::RequestedSchema;
 use serde_json::{json, Value};
 
 fn schema(properties: Value) -> RequestedSchema {

@@ -3,13 +3,14 @@
 //! valid against the ACP `ElicitationSchema` (v1 and v2) and accepted by the strict
 //! parse; and what the generated `from_content` / `to_content` do with answers.
 
-mod common;
-mod forms;
+use crate::common;
+use crate::forms;
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 
-use elicit::{Elicit, ElicitationResponse, Elicited, RequestedSchema, Violation};
+use elicit::content::ValidationErrorKind;
+use elicit::{Elicit, ElicitationResponse, Elicited, RequestedSchema};
 use forms::*;
 use serde_json::{json, Value};
 
@@ -194,7 +195,7 @@ fn out_of_range_values_are_errors_not_wraps() {
     assert!(errors
         .errors()
         .iter()
-        .all(|e| matches!(e.violation, Violation::AboveMaximum { .. })));
+        .all(|e| matches!(e.kind, ValidationErrorKind::AboveMaximum { .. })));
 }
 
 // covers: D10, V5
@@ -206,7 +207,7 @@ fn null_is_refused_and_absent_optionals_are_none() {
     let errors = Refactor::from_content(&null).unwrap_err();
     assert_eq!(
         errors.for_property("notify").collect::<Vec<_>>(),
-        [&Violation::Null]
+        [&ValidationErrorKind::Null]
     );
 }
 
@@ -217,16 +218,16 @@ fn unknown_keys_are_ignored_unless_denied() {
     assert!(Refactor::from_content(&content).is_ok());
     let strict = json!({ "name": "x", "extra": 1, "other": null });
     let errors = Strict::from_content(&strict).unwrap_err();
-    let unknown: Vec<(&str, &Violation)> = errors
+    let unknown: Vec<(&str, &ValidationErrorKind)> = errors
         .errors()
         .iter()
-        .map(|e| (e.property.as_deref().unwrap(), &e.violation))
+        .map(|e| (e.property.as_deref().unwrap(), &e.kind))
         .collect();
     assert_eq!(
         unknown,
         [
-            ("extra", &Violation::UnknownField),
-            ("other", &Violation::UnknownField)
+            ("extra", &ValidationErrorKind::UnknownField),
+            ("other", &ValidationErrorKind::UnknownField)
         ]
     );
     assert!(Strict::from_content(&json!({ "name": "x", "count": 7 })).is_ok());
@@ -261,8 +262,8 @@ fn option_titles_are_not_values() {
     let content = json!({ "strategy": "conservative", "passes": 2 });
     let errors = Refactor::from_content(&content).unwrap_err();
     assert_eq!(
-        errors.errors()[0].violation,
-        Violation::NotAnOption {
+        errors.errors()[0].kind,
+        ValidationErrorKind::NotAnOption {
             value: "conservative".into(),
             did_you_mean: None
         }

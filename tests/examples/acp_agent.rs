@@ -25,7 +25,7 @@
 // The example needs `acp` (conversions to the official types) and `url` (URL mode).
 #![cfg(all(feature = "acp", feature = "url"))]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

@@ -2,8 +2,7 @@
 //! notification (U5): what we build validates against both ACP schemas; what we read
 //! follows R2 and keeps unknown actions.
 
-mod common;
-mod protocol_support;
+use crate::protocol_support;
 
 use elicit::protocol::{
     Action, CompleteElicitation, ElicitationResponse, InvalidParamsReason, ParamsErrorKind,

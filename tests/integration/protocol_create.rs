@@ -2,8 +2,8 @@
 //! read is refused for each rule it breaks, with the `-32602` a client answers; unknown
 //! modes are kept as received.
 
-mod common;
-mod protocol_support;
+use crate::common;
+use crate::protocol_support;
 
 use elicit::protocol::{
     CreateElicitation, InvalidParamsReason as Reason, JsonRpcError, Mode, ModeParams,
@@ -363,7 +363,7 @@ fn malformed_known_form_mode_is_an_error_not_unknown() {
     let data = rpc.data().unwrap();
     assert_eq!(data["reason"], "malformed_schema");
     let issues = data["issues"].as_array().unwrap();
-    assert_eq!(issues.len(), schema_error.issues().len());
+    assert_eq!(issues.len(), schema_error.iter().len());
     assert!(issues.len() >= 3, "{issues:?}");
     assert!(issues.iter().all(|i| i["pointer"]
         .as_str()

@@ -2,10 +2,10 @@
 //! format tests, and the `jsonschema` crate (0.61, format assertion on) on the suite's
 //! strings plus generated ones. Every disagreement fails the test and is listed.
 
-mod common;
+use crate::common;
 
 use common::formats::{reference, reference_format, suite_file, Rng};
-use elicit::format::Format;
+use elicit::schema::Format;
 use serde_json::{json, Value};
 
 /// Compares `Format::is_valid` with `jsonschema` on every input, returning the

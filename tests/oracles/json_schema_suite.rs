@@ -13,7 +13,7 @@
 //! those cases are counted as skipped. Every case that runs must give the suite's
 //! expected verdict.
 
-mod common;
+use crate::common;
 
 use elicit::RequestedSchema;
 use serde_json::{json, Map, Value};

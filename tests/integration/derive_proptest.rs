@@ -14,16 +14,18 @@
 //! Cases per property: `ELICIT_PROPTEST_CASES`, else 4,000 (round trip) and 6,000
 //! (agreement) per type.
 
-mod common;
-mod forms;
+use crate::common;
+use crate::forms;
 
 use std::collections::{BTreeSet, HashSet};
 use std::fmt::Debug;
 
+use elicit::content::{ValidationError, ValidationErrorKind};
+use elicit::schema::Format;
 use elicit::schema::{
     FormatSpec, IntegerSchema, NumberSchema, Options, PropertyKind, StringSchema,
 };
-use elicit::{Elicit, Format, RequestedSchema, ValidationError, Violation};
+use elicit::{Elicit, RequestedSchema};
 use forms::{
     Choices, Color, Level, Numbers, Profile, Refactor, Settings, Strategy as Approach, Strict,
 };
@@ -638,7 +640,10 @@ fn expected_errors(
     };
     if let (true, Some(object)) = (deny_unknown, content.as_object()) {
         for key in object.keys().filter(|k| schema.property(k).is_none()) {
-            errors.push(ValidationError::new(key.as_str(), Violation::UnknownField));
+            errors.push(ValidationError::new(
+                key.as_str(),
+                ValidationErrorKind::UnknownField,
+            ));
         }
     }
     errors

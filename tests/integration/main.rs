@@ -1,0 +1,28 @@
+//! The facade's integration tests, in one binary so that the shared helpers and the
+//! derive-heavy forms compile once: the schema model, validation, the derive, the
+//! protocol messages, and the agent and client sides.
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../forms/mod.rs"]
+mod forms;
+#[path = "../protocol_support/mod.rs"]
+mod protocol_support;
+
+mod agent_elicitor;
+mod agent_registry;
+mod client_check;
+mod client_form;
+mod client_tracker;
+mod content_validate;
+mod derive_proptest;
+mod derive_schema;
+mod protocol_acp;
+mod protocol_capabilities;
+mod protocol_create;
+mod protocol_mcp;
+mod protocol_response;
+mod protocol_roundtrip;
+mod schema_lint;
+mod schema_parse;
+mod schema_wire;
