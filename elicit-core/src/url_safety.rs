@@ -2,9 +2,10 @@
 //! elicitation (S1, U3) and the client's review before opening one (S2–S5, K3).
 //!
 //! Everything here is a pure function of the text of a URL: nothing is resolved or
-//! fetched (S2). The module is a leaf: it depends on `url`, `idna`, `psl`,
-//! `percent-encoding` and `unicode-security`, never on other elicit modules, so both
-//! sides apply the very same vocabulary.
+//! fetched (S2). The module is nearly a leaf: it depends on `url`, `idna`, `psl`,
+//! `percent-encoding` and `unicode-security`, and of the other elicit modules only on
+//! [`vocab`](crate::vocab), whose word splitter it reads parameter names with, so both
+//! sides apply the very same vocabulary and the form and URL checks see the same words.
 //!
 //! Detection here is deliberately heuristic and biased towards names and values that
 //! are *unambiguous* signs of a credential or of personal data: a refusal on the agent
@@ -20,6 +21,8 @@ use unicode_security::{
     GeneralSecurityProfile, MixedScript, RestrictionLevel, RestrictionLevelDetection,
 };
 use url::{Host, Url};
+
+use crate::vocab::split_words;
 
 /// The length, in characters of the serialized URL, above which a URL is too long for
 /// a person to read before consenting (S2): the client warns above it and the agent's
@@ -825,6 +828,8 @@ const PERSONAL_SUBSTRINGS: &[&str] = &[
 /// value is an ID token, full of personal data), `oauth_token` (OAuth 1.0a request
 /// token; allow-list it if you must), `ticket` only with a CAS ticket value.
 pub(crate) fn classify_parameter_name(name: &str, value: &str) -> Option<NameClass> {
+    // The words the form vocabulary sees (F5): `X-Amz-Security-Token` →
+    // `x amz security token`, `nextPageToken` → `next page token`, `APIKey` → `api key`.
     let words = split_words(name);
     let compact: String = words.concat();
 
@@ -869,40 +874,6 @@ pub(crate) fn classify_parameter_name(name: &str, value: &str) -> Option<NameCla
         return Some(NameClass::Personal);
     }
     None
-}
-
-/// Splits a parameter name into lowercase words at every character that is not a
-/// letter or digit and at camelCase boundaries: `X-Amz-Security-Token` →
-/// `x amz security token`, `nextPageToken` → `next page token`, `APIKey` →
-/// `api key`.
-fn split_words(name: &str) -> Vec<String> {
-    let chars: Vec<char> = name.chars().collect();
-    let mut words = Vec::new();
-    let mut current = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        let previous = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
-        let next = chars.get(i + 1).copied();
-        let boundary = c.is_uppercase()
-            && previous.is_some_and(|p| {
-                p.is_lowercase()
-                    || p.is_numeric()
-                    || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
-            });
-        if boundary && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
 }
 
 /// Well-known shapes of secrets, by prefix: the prefix, the minimum length of what
@@ -1047,25 +1018,6 @@ pub(crate) fn contains_email_address(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    // covers: S1
-    #[test]
-    fn splits_names_into_words() {
-        let cases: &[(&str, &[&str])] = &[
-            ("access_token", &["access", "token"]),
-            ("X-Amz-Security-Token", &["x", "amz", "security", "token"]),
-            ("nextPageToken", &["next", "page", "token"]),
-            ("APIKey", &["api", "key"]),
-            ("apiKey", &["api", "key"]),
-            ("jsessionid", &["jsessionid"]),
-            ("client.secret[0]", &["client", "secret", "0"]),
-            ("", &[]),
-            ("__", &[]),
-        ];
-        for (name, expected) in cases {
-            assert_eq!(split_words(name), *expected, "{name}");
-        }
-    }
-
     // covers: S1, U3
     #[test]
     fn classifies_parameter_names() {
@@ -1102,6 +1054,8 @@ mod tests {
             ("auth_code", Some(Credential)),
             ("verification_code", Some(Credential)),
             ("reset_code", Some(Credential)),
+            ("2FACode", Some(Credential)),
+            ("OAUTH2Token", Some(Credential)),
             ("session", Some(Credential)),
             ("session_id", Some(Credential)),
             ("sessionId", Some(Credential)),

@@ -11,12 +11,14 @@
 //! The text is cut into words the same way whatever it is: a property name in any casing
 //! convention (`apiKey`, `api_key`, `API-KEY`, `ApiKey`, `x_api_key`), a title or a
 //! sentence. Words break at anything that is not a letter, digit or combining mark, at
-//! camel-case humps (`APIKey` → `api key`, but `PINs` stays one word), and where Latin
-//! script meets another script (`API密钥` → `api 密钥`). Each word is lowercased and its
-//! Latin, Greek and Vietnamese accents are dropped, so the table is written once in plain
-//! lowercase (`contraseña`, `Schlüssel`, `mật khẩu` match `contrasena`, `schlussel`,
-//! `mat khau`). Words of a phrase must be adjacent, separated only by spaces or by one
-//! `-`, `_`, `.` or apostrophe: `password, length` is two thoughts, `password length` one.
+//! camel-case humps (`APIKey` → `api key`, `OAUTH2Token` → `oauth2 token`, but `PINs` and
+//! `2FA` stay one word), and where Latin script meets another script (`API密钥` →
+//! `api 密钥`). Each word is lowercased and its Latin, Greek and Vietnamese accents are
+//! dropped, so the table is written once in plain lowercase (`contraseña`, `Schlüssel`,
+//! `mật khẩu` match `contrasena`, `schlussel`, `mat khau`). Words of a phrase must be
+//! adjacent, separated only by spaces or by one `-`, `_`, `.` or apostrophe:
+//! `password, length` is two thoughts, `password length` one. The URL check reads the
+//! parameter names of a URL with the same words (S1).
 //!
 //! The first position in the text where some vocabulary entry matches wins; among entries
 //! matching there, the longest phrase wins (`personal access token` over `token`).
@@ -994,10 +996,23 @@ impl Words {
     fn text(&self, word: &Word) -> &str {
         self.folded.get(word.range.clone()).unwrap_or_default()
     }
+
+    /// The folded words, in order.
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.list.iter().map(|word| self.text(word))
+    }
+}
+
+/// The folded words of a name or text: the one word splitter of the secret-word checks,
+/// which the URL check reads parameter names with (S1) as [`find_secret`] reads form
+/// text (F5), so both see the same words (`APIKey` → `api key`, `PINs` → `pins`).
+#[cfg_attr(not(feature = "url"), allow(dead_code))]
+pub(crate) fn split_words(text: &str) -> Vec<String> {
+    Words::new(text).iter().map(str::to_owned).collect()
 }
 
 /// Should a new word start before `c`? Camel-case humps (`apiKey`, `APIKey`,
-/// `oauth2Token`) and script changes (`API密钥`); not `PINs`, `URLs`, `2FA`.
+/// `oauth2Token`, `OAUTH2Token`) and script changes (`API密钥`); not `PINs`, `URLs`, `2FA`.
 fn splits_before(
     cur: &Current,
     c: char,
@@ -1017,10 +1032,12 @@ fn splits_before(
     if prev.is_lowercase() || (prev.is_numeric() && cur.lowercase > 0) {
         return true;
     }
-    // `APIKey` → `API` + `Key`, but `PINs` and `URLsToCheck` keep their plural `s`.
-    prev.is_uppercase()
-        && next.is_some_and(char::is_lowercase)
-        && after.is_some_and(char::is_lowercase)
+    // A capital after a capital or a digit starts a word when a lowercase letter follows
+    // it (`APIKey` → `API` + `Key`, `PINNo` → `PIN` + `No`, `OAUTH2Token` → `OAUTH2` +
+    // `Token`), except a lone plural `s`: `PINs` and `URLsToCheck` keep it, and `2FA`
+    // stays whole.
+    let plural_s = next == Some('s') && !after.is_some_and(char::is_lowercase);
+    (prev.is_uppercase() || prev.is_numeric()) && next.is_some_and(char::is_lowercase) && !plural_s
 }
 
 /// Letters, digits and combining marks make words; everything else separates them.
@@ -1747,6 +1764,54 @@ mod tests {
             .filter_map(|text| find_secret(text).map(|hit| format!("{text:?}: {hit:?}")))
             .collect();
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    // covers: F5, S1
+    #[test]
+    fn form_and_url_checks_see_the_same_words() {
+        let cases: &[(&str, &[&str])] = &[
+            // camelCase, PascalCase, snake_case, kebab-case, dotted
+            ("apiKey", &["api", "key"]),
+            ("nextPageToken", &["next", "page", "token"]),
+            ("ClientSecret", &["client", "secret"]),
+            ("access_token", &["access", "token"]),
+            ("NEW_PASSWORD", &["new", "password"]),
+            ("X-Amz-Security-Token", &["x", "amz", "security", "token"]),
+            ("x-api-key", &["x", "api", "key"]),
+            ("client.secret[0]", &["client", "secret", "0"]),
+            ("jsessionid", &["jsessionid"]),
+            // acronyms, and their plural `s`
+            ("APIKey", &["api", "key"]),
+            ("SAMLResponse", &["saml", "response"]),
+            ("PINs", &["pins"]),
+            ("cardPINs", &["card", "pins"]),
+            ("SSNs", &["ssns"]),
+            ("URLsToCheck", &["urls", "to", "check"]),
+            ("PINNo", &["pin", "no"]),
+            // digits
+            ("oauth2Token", &["oauth2", "token"]),
+            ("OAUTH2Token", &["oauth2", "token"]),
+            ("2FA", &["2fa"]),
+            ("2FACode", &["2fa", "code"]),
+            ("ipv6Address", &["ipv6", "address"]),
+            ("otp_6_digits", &["otp", "6", "digits"]),
+            // letters outside ASCII, and scripts that meet
+            ("Contraseña", &["contrasena"]),
+            ("neuesPaßwort", &["neues", "passwort"]),
+            ("pa\u{301}ssword", &["password"]),
+            ("ＰＡＳＳＷＯＲＤ", &["password"]),
+            ("API密钥", &["api", "密钥"]),
+            ("пин-код", &["пин", "код"]),
+            ("", &[]),
+            ("__", &[]),
+        ];
+        for &(text, expected) in cases {
+            // What `find_secret` reads (F5), and what the URL check reads (S1).
+            let words = Words::new(text);
+            let form: Vec<&str> = words.iter().collect();
+            assert_eq!(form, expected, "{text:?}: form vocabulary");
+            assert_eq!(split_words(text), expected, "{text:?}: URL check");
+        }
     }
 
     // covers: F5
