@@ -1,0 +1,116 @@
+//! Members any object of the schema may carry, and where the strict and lenient parses
+//! part over them: keywords outside the subset (kept or refused), `title` and
+//! `description` (C6, D14), `_meta` (E7), and the length of a text (D12).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::{depth_exceeds, is_annotation_keyword, Parser, Ptr};
+use crate::schema::error::SchemaErrorKind as K;
+use crate::schema::{Meta, Text};
+
+impl Parser<'_> {
+    /// A member outside the subset: refused by the strict parse, kept (and reported as
+    /// unenforced) by the lenient one. Annotation keywords are kept by both.
+    pub(super) fn other_keyword(
+        &mut self,
+        key: &str,
+        value: &Value,
+        at: &Ptr<'_>,
+        extra: &mut Meta,
+    ) {
+        if key == "$ref" {
+            return self.err(at, K::Ref);
+        }
+        if is_annotation_keyword(key) || !self.strict {
+            if depth_exceeds(value, self.limits.max_depth) {
+                return self.err(
+                    at,
+                    K::LimitExceeded {
+                        what: "levels of nesting",
+                        limit: self.limits.max_depth,
+                    },
+                );
+            }
+            extra.insert(key.to_owned(), value.clone());
+        } else {
+            self.err(
+                at,
+                K::UnsupportedKeyword {
+                    keyword: key.to_owned(),
+                },
+            );
+        }
+    }
+
+    pub(super) fn text_limit(&mut self, text: &str, at: &Ptr<'_>) -> bool {
+        if text.len() > self.limits.max_text_bytes {
+            self.err(
+                at,
+                K::LimitExceeded {
+                    what: "bytes in one text",
+                    limit: self.limits.max_text_bytes,
+                },
+            );
+            return false;
+        }
+        true
+    }
+
+    /// `title` / `description`: null is absent; malformed is an error in the strict
+    /// parse and absent in the lenient one (C6, D14).
+    pub(super) fn cosmetic_text(
+        &mut self,
+        value: &Value,
+        at: &Ptr<'_>,
+        keyword: &'static str,
+    ) -> Option<Text> {
+        match value {
+            Value::Null => None,
+            Value::String(s) => self.text_limit(s, at).then(|| Cow::Owned(s.clone())),
+            _ if self.strict => {
+                self.err(
+                    at,
+                    K::WrongJsonType {
+                        keyword,
+                        expected: "a string",
+                    },
+                );
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// `_meta` (E7): kept as received; null is absent; malformed as for cosmetic text.
+    pub(super) fn meta(&mut self, value: &Value, at: &Ptr<'_>) -> Option<Meta> {
+        match value {
+            Value::Null => None,
+            Value::Object(m) => {
+                if depth_exceeds(value, self.limits.max_depth) {
+                    self.err(
+                        at,
+                        K::LimitExceeded {
+                            what: "levels of nesting",
+                            limit: self.limits.max_depth,
+                        },
+                    );
+                    return None;
+                }
+                Some(m.clone())
+            }
+            _ if self.strict => {
+                self.err(
+                    at,
+                    K::WrongJsonType {
+                        keyword: "_meta",
+                        expected: "an object",
+                    },
+                );
+                None
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! One property schema: its `type`, the kind it selects, the common members and what is
+//! left over; and the keywords of the subset, read in one pass over the object.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::{depth_exceeds, json_type, Parser, Ptr};
+use crate::schema::error::SchemaErrorKind as K;
+use crate::schema::{BooleanSchema, PropertyKind, PropertySchema, UnknownProperty};
+
+impl Parser<'_> {
+    pub(super) fn property(&mut self, json: &Value, at: &Ptr<'_>) -> Option<PropertySchema> {
+        let Some(obj) = json.as_object() else {
+            self.err(
+                at,
+                K::NotAnObject {
+                    found: json_type(json),
+                },
+            );
+            return None;
+        };
+        let mut b = PropBuilder::new(obj, at);
+        if b.has_ref {
+            self.err(&at.key("$ref"), K::Ref);
+            return None;
+        }
+        let type_name = match b.get(Kw::Type) {
+            None => {
+                self.err(at, K::MissingType);
+                return None;
+            }
+            Some(Value::String(t)) => t.as_str(),
+            Some(_) => {
+                self.err(&at.key("type"), K::TypeNotAString);
+                return None;
+            }
+        };
+        let kind = match type_name {
+            "string" => self.string_kind(&mut b),
+            "number" => self.number_kind(&mut b),
+            "integer" => self.integer_kind(&mut b),
+            "boolean" => self.boolean_kind(&mut b),
+            "array" => self.multi_select_kind(&mut b),
+            "object" => {
+                self.err(&at.key("type"), K::NestedObject);
+                None
+            }
+            "null" => {
+                self.err(&at.key("type"), K::NullType);
+                None
+            }
+            other if self.strict => {
+                self.err(
+                    &at.key("type"),
+                    K::UnknownType {
+                        found: other.to_owned(),
+                    },
+                );
+                None
+            }
+            // E6: kept byte for byte, never rendered as a known kind.
+            _ => {
+                if depth_exceeds(json, self.limits.max_depth) {
+                    self.err(
+                        at,
+                        K::LimitExceeded {
+                            what: "levels of nesting",
+                            limit: self.limits.max_depth,
+                        },
+                    );
+                    return None;
+                }
+                return Some(PropertySchema {
+                    title: b
+                        .get(Kw::Title)
+                        .and_then(Value::as_str)
+                        .map(|s| Cow::Owned(s.to_owned())),
+                    description: b
+                        .get(Kw::Description)
+                        .and_then(Value::as_str)
+                        .map(|s| Cow::Owned(s.to_owned())),
+                    kind: PropertyKind::Unknown(UnknownProperty { raw: obj.clone() }),
+                    meta: None,
+                    extra: None,
+                });
+            }
+        }?;
+        // Common members, and anything left over.
+        let mut title = None;
+        let mut description = None;
+        let mut meta = None;
+        let mut extra = Map::new();
+        for (i, (key, value)) in obj.iter().enumerate() {
+            let kat = at.key(key);
+            match b.member_kw(i, key) {
+                Some(Kw::Type | Kw::Default) => {}
+                Some(Kw::Title) => title = self.cosmetic_text(value, &kat, "title"),
+                Some(Kw::Description) => {
+                    description = self.cosmetic_text(value, &kat, "description")
+                }
+                Some(Kw::Meta) => meta = self.meta(value, &kat).map(Box::new),
+                Some(k) if b.is_used(k) => {}
+                _ => self.other_keyword(key, value, &kat, &mut extra),
+            }
+        }
+        for (keyword, kind_name) in std::mem::take(&mut b.misplaced) {
+            self.err(
+                &at.key(keyword),
+                K::KeywordNotForKind {
+                    keyword,
+                    kind: kind_name,
+                },
+            );
+        }
+        let mut schema = PropertySchema {
+            title,
+            description,
+            kind,
+            meta,
+            extra: (!extra.is_empty()).then(|| Box::new(extra)),
+        };
+        self.default(b.get(Kw::Default), &at.key("default"), &mut schema);
+        Some(schema)
+    }
+
+    fn boolean_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
+        b.misplace_string_and_array("boolean");
+        for k in [Kw::Minimum, Kw::Maximum] {
+            b.misplace(k, "boolean");
+        }
+        Some(PropertyKind::Boolean(BooleanSchema { default: None }))
+    }
+}
+
+/// The keywords of the subset a property schema may use, in one fixed order.
+const KEYWORDS: [&str; 17] = [
+    "type",
+    "title",
+    "description",
+    "_meta",
+    "default",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "enum",
+    "oneOf",
+    "enumNames",
+    "minimum",
+    "maximum",
+    "items",
+    "minItems",
+    "maxItems",
+];
+
+/// A keyword of [`KEYWORDS`], by its index: what the parser asks a [`PropBuilder`] for,
+/// so that no look-up compares strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kw {
+    Type,
+    Title,
+    Description,
+    Meta,
+    Default,
+    MinLength,
+    MaxLength,
+    Pattern,
+    Format,
+    Enum,
+    OneOf,
+    EnumNames,
+    Minimum,
+    Maximum,
+    Items,
+    MinItems,
+    MaxItems,
+}
+
+impl Kw {
+    /// The keyword as written in a schema.
+    pub(super) fn name(self) -> &'static str {
+        KEYWORDS[self as usize]
+    }
+}
+
+/// The keyword a member name is, if it is one of [`KEYWORDS`].
+fn keyword_index(key: &str) -> Option<Kw> {
+    // A `match` compiles to a switch on length and bytes; a unit test checks it against
+    // `KEYWORDS`.
+    Some(match key {
+        "type" => Kw::Type,
+        "title" => Kw::Title,
+        "description" => Kw::Description,
+        "_meta" => Kw::Meta,
+        "default" => Kw::Default,
+        "minLength" => Kw::MinLength,
+        "maxLength" => Kw::MaxLength,
+        "pattern" => Kw::Pattern,
+        "format" => Kw::Format,
+        "enum" => Kw::Enum,
+        "oneOf" => Kw::OneOf,
+        "enumNames" => Kw::EnumNames,
+        "minimum" => Kw::Minimum,
+        "maximum" => Kw::Maximum,
+        "items" => Kw::Items,
+        "minItems" => Kw::MinItems,
+        "maxItems" => Kw::MaxItems,
+        _ => return None,
+    })
+}
+
+/// One property's members, read in a single pass over the object (no hashing), and
+/// which of them a kind has used, so the generic loop can tell what is left over.
+pub(super) struct PropBuilder<'a> {
+    slots: [Option<&'a Value>; KEYWORDS.len()],
+    /// The keyword of each of the first [`PropBuilder::REMEMBERED`] members, so that the
+    /// generic loop does not match their names again.
+    member_kws: [Option<Kw>; PropBuilder::REMEMBERED],
+    has_ref: bool,
+    pub(super) at: &'a Ptr<'a>,
+    used: u32,
+    misplaced: Vec<(&'static str, &'static str)>,
+}
+
+impl<'a> PropBuilder<'a> {
+    const REMEMBERED: usize = 16;
+
+    fn new(obj: &'a Map<String, Value>, at: &'a Ptr<'a>) -> Self {
+        let mut slots = [None; KEYWORDS.len()];
+        let mut member_kws = [None; Self::REMEMBERED];
+        let mut has_ref = false;
+        for (i, (key, value)) in obj.iter().enumerate() {
+            let kw = keyword_index(key);
+            if let Some(remembered) = member_kws.get_mut(i) {
+                *remembered = kw;
+            }
+            match kw {
+                Some(kw) => slots[kw as usize] = Some(value),
+                None => has_ref |= key == "$ref",
+            }
+        }
+        PropBuilder {
+            slots,
+            member_kws,
+            has_ref,
+            at,
+            used: 0,
+            misplaced: Vec::new(),
+        }
+    }
+
+    pub(super) fn get(&self, keyword: Kw) -> Option<&'a Value> {
+        self.slots[keyword as usize]
+    }
+
+    /// The keyword of the `index`-th member, named `key`.
+    fn member_kw(&self, index: usize, key: &str) -> Option<Kw> {
+        match self.member_kws.get(index) {
+            Some(kw) => *kw,
+            None => keyword_index(key),
+        }
+    }
+
+    pub(super) fn contains(&self, keyword: Kw) -> bool {
+        self.get(keyword).is_some()
+    }
+
+    fn is_used(&self, keyword: Kw) -> bool {
+        self.used & (1 << keyword as u32) != 0
+    }
+
+    fn mark(&mut self, keyword: Kw) {
+        self.used |= 1 << keyword as u32;
+    }
+
+    pub(super) fn take(&mut self, keyword: Kw) -> Option<&'a Value> {
+        self.mark(keyword);
+        self.get(keyword)
+    }
+
+    /// Keywords already reported elsewhere (or harmless when null).
+    pub(super) fn allow(&mut self, keywords: &[Kw]) {
+        for &k in keywords {
+            if self.get(k).is_some_and(Value::is_null) {
+                self.mark(k);
+            }
+        }
+    }
+
+    /// A keyword of the subset that does not fit this kind: reported once, by name.
+    pub(super) fn misplace(&mut self, keyword: Kw, kind: &'static str) {
+        if self.contains(keyword) && !self.is_used(keyword) {
+            self.mark(keyword);
+            self.misplaced.push((keyword.name(), kind));
+        }
+    }
+
+    pub(super) fn misplace_string_and_array(&mut self, kind: &'static str) {
+        for k in [
+            Kw::MinLength,
+            Kw::MaxLength,
+            Kw::Pattern,
+            Kw::Format,
+            Kw::Enum,
+            Kw::OneOf,
+            Kw::EnumNames,
+            Kw::Items,
+            Kw::MinItems,
+            Kw::MaxItems,
+        ] {
+            self.misplace(k, kind);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{keyword_index, KEYWORDS};
+
+    #[test]
+    fn members_past_the_remembered_ones_are_still_read() {
+        let mut property = serde_json::Map::new();
+        for i in 0..20 {
+            property.insert(format!("x-{i}"), serde_json::json!(i));
+        }
+        property.insert("type".into(), "string".into());
+        property.insert("title".into(), "Late".into());
+        property.insert("maxLength".into(), 3.into());
+        let json = serde_json::json!({ "type": "object", "properties": { "p": property } });
+        let schema = crate::RequestedSchema::from_json_lenient(&json).unwrap();
+        let p = schema.properties()[0].schema();
+        assert_eq!(p.title(), Some("Late"));
+        assert_eq!(p.extra_members().map(|m| m.len()), Some(20));
+        assert!(schema
+            .validate(&serde_json::json!({ "p": "long" }))
+            .is_err());
+        assert_eq!(schema.to_json(), json);
+    }
+
+    #[test]
+    fn keyword_index_matches_the_keyword_table() {
+        for (i, k) in KEYWORDS.iter().enumerate() {
+            let kw = keyword_index(k).expect(k);
+            assert_eq!((kw as usize, kw.name()), (i, *k));
+        }
+        assert_eq!(keyword_index("$ref"), None);
+        assert_eq!(keyword_index(""), None);
+    }
+}
