@@ -300,17 +300,13 @@ impl CreateElicitation {
         elicitation_id: impl Into<String>,
         url: impl Into<String>,
     ) -> Result<Self, ParamsError> {
-        let url = url.into();
-        check_url(&url)?;
-        Ok(CreateElicitation {
-            message: message.into(),
+        let url = checked_url(url)?;
+        Ok(Self::url_unchecked(
             scope,
-            body: Body::Url {
-                elicitation_id: elicitation_id.into(),
-                url,
-            },
-            meta: None,
-        })
+            message.into(),
+            elicitation_id.into(),
+            url,
+        ))
     }
 
     /// A URL-mode request whose URL was already checked.
@@ -531,6 +527,14 @@ pub(crate) fn check_url(url: &str) -> Result<(), ParamsError> {
     } else {
         Err(ParamsError::new("/url", ParamsErrorKind::UrlNotAbsolute))
     }
+}
+
+/// The URL of a new URL-mode request, refused when it is not an absolute URI (U1): the
+/// check every URL-params constructor, ACP's and each MCP version's, makes alike.
+pub(crate) fn checked_url(url: impl Into<String>) -> Result<String, ParamsError> {
+    let url = url.into();
+    check_url(&url)?;
+    Ok(url)
 }
 
 impl Serialize for CreateElicitation {

@@ -28,7 +28,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
 use super::capabilities::{read_meta, ElicitationCapabilities, Mode, ModeCapability};
-use super::create::{check_url, CreateElicitation, SchemaRef};
+use super::create::{checked_url, CreateElicitation, SchemaRef};
 use super::error::{ParamsError, ParamsErrorKind};
 use super::jsonrpc::RequestId;
 use super::response::{Action, ElicitationResponse};
@@ -468,13 +468,11 @@ fn read_message(obj: &Map<String, Value>) -> Result<String, ParamsError> {
 }
 
 fn read_url(obj: &Map<String, Value>) -> Result<String, ParamsError> {
-    let url = match obj.get("url") {
-        Some(Value::String(url)) => url.clone(),
-        None => return Err(ParamsError::missing("url")),
-        Some(_) => return Err(ParamsError::wrong_type("url", "a string")),
-    };
-    check_url(&url)?;
-    Ok(url)
+    match obj.get("url") {
+        Some(Value::String(url)) => checked_url(url.clone()),
+        None => Err(ParamsError::missing("url")),
+        Some(_) => Err(ParamsError::wrong_type("url", "a string")),
+    }
 }
 
 fn params_object(json: &Value) -> Result<&Map<String, Value>, ParamsError> {

@@ -12,7 +12,7 @@ use super::{
 };
 use crate::protocol::capabilities::{read_meta, Mode};
 use crate::protocol::complete::CompleteElicitation;
-use crate::protocol::create::{check_url, CreateElicitation, ModeParams, Scope};
+use crate::protocol::create::{checked_url, CreateElicitation, ModeParams, Scope};
 use crate::protocol::error::ParamsError;
 use crate::protocol::jsonrpc::{JsonRpcError, RequestId};
 use crate::schema::{Meta, ParseOptions};
@@ -37,12 +37,10 @@ impl UrlParams {
         elicitation_id: impl Into<String>,
         url: impl Into<String>,
     ) -> Result<Self, ParamsError> {
-        let url = url.into();
-        check_url(&url)?;
         Ok(UrlParams {
             message: message.into(),
             elicitation_id: elicitation_id.into(),
-            url,
+            url: checked_url(url)?,
             meta: None,
         })
     }

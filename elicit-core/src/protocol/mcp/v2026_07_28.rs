@@ -14,7 +14,7 @@ use super::{
     CLIENT_CAPABILITIES_META_KEY, ELICITATION_CREATE, MISSING_REQUIRED_CLIENT_CAPABILITY,
 };
 use crate::protocol::capabilities::{read_meta, Mode};
-use crate::protocol::create::{check_url, CreateElicitation, ModeParams, Scope};
+use crate::protocol::create::{checked_url, CreateElicitation, ModeParams, Scope};
 use crate::protocol::error::{ParamsError, ParamsErrorKind};
 use crate::protocol::jsonrpc::JsonRpcError;
 use crate::schema::{Meta, ParseOptions};
@@ -36,11 +36,9 @@ pub struct UrlParams {
 impl UrlParams {
     /// URL params; refused when `url` is not an absolute URI.
     pub fn new(message: impl Into<String>, url: impl Into<String>) -> Result<Self, ParamsError> {
-        let url = url.into();
-        check_url(&url)?;
         Ok(UrlParams {
             message: message.into(),
-            url,
+            url: checked_url(url)?,
         })
     }
 
