@@ -18,8 +18,9 @@
 //!   with every request in `_meta`, and a missing one is `-32021` (M6).
 //!
 //! What is shared by both versions is here: the capability ([`McpElicitationCapabilities`]),
-//! the schema in MCP form ([`McpSchema`]), form params ([`FormParams`]) and the result
-//! ([`ElicitResult`]).
+//! the schema in MCP form ([`McpSchema`]), form params ([`FormParams`]), the request
+//! params ([`ElicitRequestParams`], generic over the version's URL params: each version
+//! names its own by an alias) and the result ([`ElicitResult`]).
 
 use std::fmt;
 
@@ -34,8 +35,11 @@ use super::jsonrpc::RequestId;
 use super::response::{Action, ElicitationResponse};
 use crate::schema::{Meta, ParseOptions, RequestedSchema, SchemaError};
 
+mod params;
 pub mod v2025_11_25;
 pub mod v2026_07_28;
+
+pub use params::{ElicitRequestParams, McpUrlParams};
 
 /// The MCP method of an elicitation request (both versions).
 pub const ELICITATION_CREATE: &str = "elicitation/create";

@@ -5,17 +5,17 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
+use super::params::sealed::Sealed;
 use super::{
-    acp_form_params, params_object, read_mcp_mode, read_message, read_url, request_params,
-    ConversionError, FormParams, ELICITATION_COMPLETE_NOTIFICATION, ELICITATION_CREATE,
-    URL_ELICITATION_REQUIRED,
+    params_object, read_message, read_url, request_params, McpUrlParams,
+    ELICITATION_COMPLETE_NOTIFICATION, ELICITATION_CREATE, URL_ELICITATION_REQUIRED,
 };
 use crate::protocol::capabilities::{read_meta, Mode};
 use crate::protocol::complete::CompleteElicitation;
-use crate::protocol::create::{checked_url, CreateElicitation, ModeParams, Scope};
+use crate::protocol::create::{checked_url, CreateElicitation, Scope};
 use crate::protocol::error::ParamsError;
 use crate::protocol::jsonrpc::{JsonRpcError, RequestId};
-use crate::schema::{Meta, ParseOptions};
+use crate::schema::Meta;
 
 /// The protocol version string.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -81,6 +81,25 @@ impl UrlParams {
         }
     }
 
+    /// The wire JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The ACP request for this URL in `scope` (M1: MCP has none, the caller knows it).
+    pub fn into_acp(self, scope: Scope) -> CreateElicitation {
+        CreateElicitation::url_unchecked(scope, self.message, self.elicitation_id, self.url)
+            .with_meta(self.meta)
+    }
+}
+
+impl McpUrlParams for UrlParams {}
+
+impl Sealed for UrlParams {
+    fn message(&self) -> &str {
+        &self.message
+    }
+
     fn from_object(obj: &Map<String, Value>) -> Result<Self, ParamsError> {
         let message = read_message(obj)?;
         let elicitation_id = match obj.get("elicitationId") {
@@ -107,15 +126,13 @@ impl UrlParams {
         Ok(())
     }
 
-    /// The wire JSON.
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-
-    /// The ACP request for this URL in `scope` (M1: MCP has none, the caller knows it).
-    pub fn into_acp(self, scope: Scope) -> CreateElicitation {
-        CreateElicitation::url_unchecked(scope, self.message, self.elicitation_id, self.url)
-            .with_meta(self.meta)
+    fn from_acp(acp: &CreateElicitation, elicitation_id: &str, url: &str) -> Self {
+        UrlParams {
+            message: acp.message().to_owned(),
+            elicitation_id: elicitation_id.to_owned(),
+            url: url.to_owned(),
+            meta: acp.meta().cloned(),
+        }
     }
 }
 
@@ -134,51 +151,15 @@ impl<'de> Deserialize<'de> for UrlParams {
     }
 }
 
-/// The params of `elicitation/create` in MCP 2025-11-25: form or URL, no scope (M1).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ElicitRequestParams {
-    /// Form mode; `mode` may be omitted on the wire.
-    Form(FormParams),
-    /// URL mode.
-    Url(UrlParams),
-}
+/// The params of `elicitation/create` in MCP 2025-11-25: form or URL, no scope (M1);
+/// the URL params have an `elicitationId`.
+///
+/// Reading, writing and the conversion from ACP are those of the generic
+/// [`mcp::ElicitRequestParams`](super::ElicitRequestParams); the conversion to ACP is
+/// this version's.
+pub type ElicitRequestParams = super::ElicitRequestParams<UrlParams>;
 
 impl ElicitRequestParams {
-    /// Reads the params; a form schema with the lenient parse (M5).
-    pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
-        Self::parse(json, &ParseOptions::lenient())
-    }
-
-    /// Reads the params, parsing a form schema with these options.
-    pub fn parse(json: &Value, options: &ParseOptions) -> Result<Self, ParamsError> {
-        let obj = params_object(json)?;
-        Ok(match read_mcp_mode(obj)? {
-            Mode::Form => ElicitRequestParams::Form(FormParams::from_object(obj, options)?),
-            Mode::Url => ElicitRequestParams::Url(UrlParams::from_object(obj)?),
-        })
-    }
-
-    /// The wire JSON.
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-
-    /// The mode.
-    pub fn mode(&self) -> Mode {
-        match self {
-            ElicitRequestParams::Form(_) => Mode::Form,
-            ElicitRequestParams::Url(_) => Mode::Url,
-        }
-    }
-
-    /// The message to show the user.
-    pub fn message(&self) -> &str {
-        match self {
-            ElicitRequestParams::Form(f) => f.message(),
-            ElicitRequestParams::Url(u) => u.message(),
-        }
-    }
-
     /// The ACP request for these params in `scope` (M1: MCP has no scope; an agent
     /// relaying an MCP server's elicitation during a tool call uses
     /// [`Scope::tool_call`]).
@@ -186,49 +167,6 @@ impl ElicitRequestParams {
         match self {
             ElicitRequestParams::Form(f) => f.into_acp(scope),
             ElicitRequestParams::Url(u) => u.into_acp(scope),
-        }
-    }
-}
-
-impl Serialize for ElicitRequestParams {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        match self {
-            ElicitRequestParams::Form(f) => f.write(&mut map)?,
-            ElicitRequestParams::Url(u) => u.write(&mut map)?,
-        }
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for ElicitRequestParams {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let json = Value::deserialize(deserializer)?;
-        ElicitRequestParams::from_json(&json).map_err(serde::de::Error::custom)
-    }
-}
-
-impl TryFrom<&CreateElicitation> for ElicitRequestParams {
-    type Error = ConversionError;
-
-    /// The MCP form of an ACP request: the scope is dropped (M1), a schema loses only
-    /// `pattern` when written (M7), the URL keeps its `elicitationId`. A custom or
-    /// future ACP mode has no MCP form.
-    fn try_from(acp: &CreateElicitation) -> Result<Self, ConversionError> {
-        match acp.params() {
-            ModeParams::Form { .. } => acp_form_params(acp)
-                .map(ElicitRequestParams::Form)
-                .ok_or_else(|| ConversionError::UnknownMode(acp.mode_name().to_owned())),
-            ModeParams::Url {
-                elicitation_id,
-                url,
-            } => Ok(ElicitRequestParams::Url(UrlParams {
-                message: acp.message().to_owned(),
-                elicitation_id: elicitation_id.to_owned(),
-                url: url.to_owned(),
-                meta: acp.meta().cloned(),
-            })),
-            ModeParams::Other { mode, .. } => Err(ConversionError::UnknownMode(mode.to_owned())),
         }
     }
 }

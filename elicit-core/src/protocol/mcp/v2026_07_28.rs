@@ -5,19 +5,19 @@
 //! `_meta["io.modelcontextprotocol/clientCapabilities"]`, and a missing one is `-32021`.
 
 use serde::ser::SerializeMap;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
+use super::params::sealed::Sealed;
 use super::{
-    acp_form_params, params_object, read_mcp_mode, read_message, read_url, request_params,
-    ConversionError, ElicitResult, FormParams, McpElicitationCapabilities,
-    CLIENT_CAPABILITIES_META_KEY, ELICITATION_CREATE, MISSING_REQUIRED_CLIENT_CAPABILITY,
+    params_object, read_message, read_url, request_params, ConversionError, ElicitResult,
+    McpElicitationCapabilities, McpUrlParams, CLIENT_CAPABILITIES_META_KEY, ELICITATION_CREATE,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
 };
 use crate::protocol::capabilities::{read_meta, Mode};
-use crate::protocol::create::{checked_url, CreateElicitation, ModeParams, Scope};
+use crate::protocol::create::{checked_url, CreateElicitation, Scope};
 use crate::protocol::error::{ParamsError, ParamsErrorKind};
 use crate::protocol::jsonrpc::JsonRpcError;
-use crate::schema::{Meta, ParseOptions};
+use crate::schema::Meta;
 
 /// The protocol version string.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -52,6 +52,20 @@ impl UrlParams {
         &self.url
     }
 
+    /// The ACP request for this URL in `scope`, with an `elicitationId` the agent
+    /// mints (U4): ACP requires one and this version has none (M6).
+    pub fn into_acp(self, scope: Scope, elicitation_id: impl Into<String>) -> CreateElicitation {
+        CreateElicitation::url_unchecked(scope, self.message, elicitation_id.into(), self.url)
+    }
+}
+
+impl McpUrlParams for UrlParams {}
+
+impl Sealed for UrlParams {
+    fn message(&self) -> &str {
+        &self.message
+    }
+
     fn from_object(obj: &Map<String, Value>) -> Result<Self, ParamsError> {
         Ok(UrlParams {
             message: read_message(obj)?,
@@ -65,58 +79,25 @@ impl UrlParams {
         map.serialize_entry("url", &self.url)
     }
 
-    /// The ACP request for this URL in `scope`, with an `elicitationId` the agent
-    /// mints (U4): ACP requires one and this version has none (M6).
-    pub fn into_acp(self, scope: Scope, elicitation_id: impl Into<String>) -> CreateElicitation {
-        CreateElicitation::url_unchecked(scope, self.message, elicitation_id.into(), self.url)
+    /// M6: the `elicitationId` is dropped; the agent keeps the mapping from its
+    /// input-request key.
+    fn from_acp(acp: &CreateElicitation, _elicitation_id: &str, url: &str) -> Self {
+        UrlParams {
+            message: acp.message().to_owned(),
+            url: url.to_owned(),
+        }
     }
 }
 
-/// The params of `elicitation/create` in MCP 2026-07-28: form or URL, no scope (M1).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ElicitRequestParams {
-    /// Form mode; `mode` may be omitted on the wire.
-    Form(FormParams),
-    /// URL mode, without `elicitationId`.
-    Url(UrlParams),
-}
+/// The params of `elicitation/create` in MCP 2026-07-28: form or URL, no scope (M1);
+/// the URL params have no `elicitationId` (M6).
+///
+/// Reading, writing and the conversion from ACP are those of the generic
+/// [`mcp::ElicitRequestParams`](super::ElicitRequestParams); the conversion to ACP is
+/// this version's.
+pub type ElicitRequestParams = super::ElicitRequestParams<UrlParams>;
 
 impl ElicitRequestParams {
-    /// Reads the params; a form schema with the lenient parse (M5).
-    pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
-        Self::parse(json, &ParseOptions::lenient())
-    }
-
-    /// Reads the params, parsing a form schema with these options.
-    pub fn parse(json: &Value, options: &ParseOptions) -> Result<Self, ParamsError> {
-        let obj = params_object(json)?;
-        Ok(match read_mcp_mode(obj)? {
-            Mode::Form => ElicitRequestParams::Form(FormParams::from_object(obj, options)?),
-            Mode::Url => ElicitRequestParams::Url(UrlParams::from_object(obj)?),
-        })
-    }
-
-    /// The wire JSON.
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-
-    /// The mode.
-    pub fn mode(&self) -> Mode {
-        match self {
-            ElicitRequestParams::Form(_) => Mode::Form,
-            ElicitRequestParams::Url(_) => Mode::Url,
-        }
-    }
-
-    /// The message to show the user.
-    pub fn message(&self) -> &str {
-        match self {
-            ElicitRequestParams::Form(f) => f.message(),
-            ElicitRequestParams::Url(u) => u.message(),
-        }
-    }
-
     /// The ACP request for these params in `scope`. A URL request needs an
     /// `elicitationId` the agent mints (U4); without one it is refused.
     pub fn into_acp(
@@ -130,45 +111,6 @@ impl ElicitRequestParams {
                 Some(id) => Ok(u.into_acp(scope, id)),
                 None => Err(ConversionError::MissingElicitationId),
             },
-        }
-    }
-}
-
-impl Serialize for ElicitRequestParams {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        match self {
-            ElicitRequestParams::Form(f) => f.write(&mut map)?,
-            ElicitRequestParams::Url(u) => u.write(&mut map)?,
-        }
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for ElicitRequestParams {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let json = Value::deserialize(deserializer)?;
-        ElicitRequestParams::from_json(&json).map_err(serde::de::Error::custom)
-    }
-}
-
-impl TryFrom<&CreateElicitation> for ElicitRequestParams {
-    type Error = ConversionError;
-
-    /// The MCP form of an ACP request: the scope is dropped (M1), and for URL mode the
-    /// `elicitationId` too (M6: the agent keeps the mapping from its input-request key).
-    /// A schema loses only `pattern` when written (M7). A custom or future ACP mode has
-    /// no MCP form.
-    fn try_from(acp: &CreateElicitation) -> Result<Self, ConversionError> {
-        match acp.params() {
-            ModeParams::Form { .. } => acp_form_params(acp)
-                .map(ElicitRequestParams::Form)
-                .ok_or_else(|| ConversionError::UnknownMode(acp.mode_name().to_owned())),
-            ModeParams::Url { url, .. } => Ok(ElicitRequestParams::Url(UrlParams {
-                message: acp.message().to_owned(),
-                url: url.to_owned(),
-            })),
-            ModeParams::Other { mode, .. } => Err(ConversionError::UnknownMode(mode.to_owned())),
         }
     }
 }
