@@ -15,7 +15,7 @@ use super::{
 };
 use crate::protocol::capabilities::{read_meta, Mode};
 use crate::protocol::create::{checked_url, CreateElicitation, Scope};
-use crate::protocol::error::{ParamsError, ParamsErrorKind};
+use crate::protocol::error::ParamsError;
 use crate::protocol::jsonrpc::JsonRpcError;
 use crate::schema::Meta;
 
@@ -136,7 +136,9 @@ impl ElicitRequest {
     }
 }
 
-/// One entry of `inputRequests`.
+/// One entry of `inputRequests`. Read from the wire, an entry whose `method` is
+/// `elicitation/create` is parsed (schemas leniently, M5); any other is kept as
+/// received.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InputRequest {
     /// An elicitation.
@@ -145,7 +147,9 @@ pub enum InputRequest {
     Other(Map<String, Value>),
 }
 
-impl InputRequest {
+impl InputEntry for InputRequest {}
+
+impl entry::Sealed for InputRequest {
     fn from_json(json: &Value) -> Result<Self, ParamsError> {
         let obj = params_object(json)?;
         match obj.get("method") {
@@ -169,47 +173,68 @@ impl InputRequest {
     }
 }
 
-/// `inputRequests`: input requests keyed by server-assigned keys, in order (M6).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct InputRequests {
-    entries: Vec<(String, InputRequest)>,
+/// An entry of a [`Keyed`] map: [`InputRequest`] or [`InputResponse`].
+///
+/// This trait is sealed: those two types implement it and nothing outside this crate
+/// can. How an entry is read and written is private to this module.
+pub trait InputEntry: entry::Sealed {}
+
+mod entry {
+    use serde_json::Value;
+
+    use crate::protocol::error::ParamsError;
+
+    /// What [`super::Keyed`] needs of an entry. Public in a private module, so that
+    /// [`super::InputEntry`] is sealed.
+    pub trait Sealed: Sized {
+        /// Reads a member's value; an error's pointer is relative to the value.
+        fn from_json(json: &Value) -> Result<Self, ParamsError>;
+
+        /// The member's wire JSON.
+        fn to_json(&self) -> Value;
+    }
 }
 
-impl InputRequests {
-    /// No requests.
+/// Entries under server-assigned keys, in order: the shape of `inputRequests` and
+/// `inputResponses` (M6), named through the aliases [`InputRequests`] and
+/// [`InputResponses`]. Entries are written in the order they were read or first
+/// inserted; inserting under a key already present replaces that entry in its place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyed<T: InputEntry> {
+    entries: Vec<(String, T)>,
+}
+
+impl<T: InputEntry> Default for Keyed<T> {
+    /// No entries.
+    fn default() -> Self {
+        Keyed {
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<T: InputEntry> Keyed<T> {
+    /// No entries.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Adds (or replaces) an elicitation under `key`.
-    pub fn insert_elicitation(&mut self, key: impl Into<String>, params: ElicitRequestParams) {
-        self.insert(key.into(), InputRequest::Elicitation(params));
-    }
-
-    /// Adds (or replaces) any input request under `key`.
-    pub fn insert(&mut self, key: String, request: InputRequest) {
+    /// Adds (or replaces) the entry under `key`.
+    pub fn insert(&mut self, key: String, entry: T) {
         match self.entries.iter_mut().find(|(k, _)| *k == key) {
-            Some(entry) => entry.1 = request,
-            None => self.entries.push((key, request)),
+            Some(slot) => slot.1 = entry,
+            None => self.entries.push((key, entry)),
         }
     }
 
-    /// The request under `key`.
-    pub fn get(&self, key: &str) -> Option<&InputRequest> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, r)| r)
+    /// The entry under `key`.
+    pub fn get(&self, key: &str) -> Option<&T> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, e)| e)
     }
 
     /// Every entry, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &InputRequest)> + '_ {
-        self.entries.iter().map(|(k, r)| (k.as_str(), r))
-    }
-
-    /// The elicitations, with their keys, in order.
-    pub fn elicitations(&self) -> impl Iterator<Item = (&str, &ElicitRequestParams)> + '_ {
-        self.entries.iter().filter_map(|(k, r)| match r {
-            InputRequest::Elicitation(p) => Some((k.as_str(), p)),
-            InputRequest::Other(_) => None,
-        })
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> + '_ {
+        self.entries.iter().map(|(k, e)| (k.as_str(), e))
     }
 
     /// The number of entries.
@@ -222,29 +247,48 @@ impl InputRequests {
         self.entries.is_empty()
     }
 
-    /// Reads the map. Elicitation entries are parsed (schemas leniently, M5); others
-    /// are kept as received.
+    /// Reads the map, in the wire's member order; each entry as its type says
+    /// ([`InputRequest`], [`InputResponse`]). An error's pointer starts at the entry's
+    /// key.
     pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
         let obj = params_object(json)?;
         let entries = obj
             .iter()
             .map(|(key, value)| {
-                InputRequest::from_json(value)
-                    .map(|r| (key.clone(), r))
+                T::from_json(value)
+                    .map(|e| (key.clone(), e))
                     .map_err(|e| e.under(&format!("/{}", escape_pointer(key))))
             })
             .collect::<Result<_, _>>()?;
-        Ok(InputRequests { entries })
+        Ok(Keyed { entries })
     }
 
-    /// The wire JSON.
+    /// The wire JSON, entries in order.
     pub fn to_json(&self) -> Value {
         Value::Object(
             self.entries
                 .iter()
-                .map(|(k, r)| (k.clone(), r.to_json()))
+                .map(|(k, e)| (k.clone(), e.to_json()))
                 .collect(),
         )
+    }
+}
+
+/// `inputRequests`: input requests keyed by server-assigned keys, in order (M6).
+pub type InputRequests = Keyed<InputRequest>;
+
+impl InputRequests {
+    /// Adds (or replaces) an elicitation under `key`.
+    pub fn insert_elicitation(&mut self, key: impl Into<String>, params: ElicitRequestParams) {
+        self.insert(key.into(), InputRequest::Elicitation(params));
+    }
+
+    /// The elicitations, with their keys, in order.
+    pub fn elicitations(&self) -> impl Iterator<Item = (&str, &ElicitRequestParams)> + '_ {
+        self.entries.iter().filter_map(|(k, r)| match r {
+            InputRequest::Elicitation(p) => Some((k.as_str(), p)),
+            InputRequest::Other(_) => None,
+        })
     }
 }
 
@@ -304,7 +348,9 @@ impl InputRequiredResult {
     }
 }
 
-/// One entry of `inputResponses`.
+/// One entry of `inputResponses`. Read from the wire, an entry with an `action` member
+/// is read as an elicitation result (and refused if malformed); any other object is
+/// kept as received.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InputResponse {
     /// The answer to an elicitation.
@@ -313,34 +359,33 @@ pub enum InputResponse {
     Other(Map<String, Value>),
 }
 
-/// `inputResponses`: the client's answers, keyed as the requests were (M6).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct InputResponses {
-    entries: Vec<(String, InputResponse)>,
-}
+impl InputEntry for InputResponse {}
 
-impl InputResponses {
-    /// No responses.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds (or replaces) the answer to the elicitation under `key`.
-    pub fn insert_elicitation(&mut self, key: impl Into<String>, result: ElicitResult) {
-        self.insert(key.into(), InputResponse::Elicitation(result));
-    }
-
-    /// Adds (or replaces) any response under `key`.
-    pub fn insert(&mut self, key: String, response: InputResponse) {
-        match self.entries.iter_mut().find(|(k, _)| *k == key) {
-            Some(entry) => entry.1 = response,
-            None => self.entries.push((key, response)),
+impl entry::Sealed for InputResponse {
+    fn from_json(json: &Value) -> Result<Self, ParamsError> {
+        let obj = params_object(json)?;
+        if obj.contains_key("action") {
+            ElicitResult::from_json(json).map(InputResponse::Elicitation)
+        } else {
+            Ok(InputResponse::Other(obj.clone()))
         }
     }
 
-    /// The response under `key`.
-    pub fn get(&self, key: &str) -> Option<&InputResponse> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, r)| r)
+    fn to_json(&self) -> Value {
+        match self {
+            InputResponse::Elicitation(result) => result.to_json(),
+            InputResponse::Other(raw) => Value::Object(raw.clone()),
+        }
+    }
+}
+
+/// `inputResponses`: the client's answers, keyed as the requests were (M6).
+pub type InputResponses = Keyed<InputResponse>;
+
+impl InputResponses {
+    /// Adds (or replaces) the answer to the elicitation under `key`.
+    pub fn insert_elicitation(&mut self, key: impl Into<String>, result: ElicitResult) {
+        self.insert(key.into(), InputResponse::Elicitation(result));
     }
 
     /// The answer to the elicitation sent under `key`, if that entry is one.
@@ -349,62 +394,6 @@ impl InputResponses {
             InputResponse::Elicitation(result) => Some(result),
             InputResponse::Other(_) => None,
         }
-    }
-
-    /// Every entry, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &InputResponse)> + '_ {
-        self.entries.iter().map(|(k, r)| (k.as_str(), r))
-    }
-
-    /// The number of entries.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Reads the map. An entry with an `action` member is read as an elicitation
-    /// result (and refused if malformed); any other entry is kept as received.
-    pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
-        let obj = params_object(json)?;
-        let entries = obj
-            .iter()
-            .map(|(key, value)| {
-                let response = match value.as_object() {
-                    Some(o) if o.contains_key("action") => ElicitResult::from_json(value)
-                        .map(InputResponse::Elicitation)
-                        .map_err(|e| e.under(&format!("/{}", escape_pointer(key))))?,
-                    Some(o) => InputResponse::Other(o.clone()),
-                    None => {
-                        return Err(ParamsError::new(
-                            format!("/{}", escape_pointer(key)),
-                            ParamsErrorKind::NotAnObject,
-                        ))
-                    }
-                };
-                Ok((key.clone(), response))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(InputResponses { entries })
-    }
-
-    /// The wire JSON.
-    pub fn to_json(&self) -> Value {
-        Value::Object(
-            self.entries
-                .iter()
-                .map(|(k, r)| {
-                    let value = match r {
-                        InputResponse::Elicitation(result) => result.to_json(),
-                        InputResponse::Other(raw) => Value::Object(raw.clone()),
-                    };
-                    (k.clone(), value)
-                })
-                .collect(),
-        )
     }
 }
 
