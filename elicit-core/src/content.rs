@@ -1,6 +1,6 @@
 //! The answer to a form (`content`) and its validation against the requested schema.
 //!
-//! Validation follows JSON Schema 2020-12 with format assertion on (V1–V7): content is
+//! Validation follows JSON Schema 2020-12 with format assertion on ([V1](crate::rules#v1)–[V7](crate::rules#v7)): content is
 //! valid exactly when such a validator says so for the same schema. Every violation is
 //! reported, each with the property and the rule, not only the first.
 
@@ -12,7 +12,7 @@ pub use crate::schema::check::ValidationErrorKind;
 use crate::schema::check::{check_value, json_type_name};
 use crate::schema::{Property, RequestedSchema};
 
-/// One value of an accepted form's content (R3).
+/// One value of an accepted form's content ([R3](crate::rules#r3)).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ContentValue {
     /// A string (free text, a date, or a single-select option value).
@@ -28,9 +28,9 @@ pub enum ContentValue {
 }
 
 impl ContentValue {
-    /// Reads a content value from JSON. `None` for what R3 does not allow (null,
+    /// Reads a content value from JSON. `None` for what [R3](crate::rules#r3) does not allow (null,
     /// objects, arrays with a non-string item, non-finite or out-of-range numbers).
-    /// Integers written with a zero fraction (`3.0`) read as integers (V2).
+    /// Integers written with a zero fraction (`3.0`) read as integers ([V2](crate::rules#v2)).
     pub fn from_json(value: &Value) -> Option<ContentValue> {
         Some(match value {
             Value::String(s) => ContentValue::String(s.clone()),
@@ -62,7 +62,7 @@ impl ContentValue {
     }
 
     /// The JSON form of this value. A non-finite number (which JSON cannot carry)
-    /// becomes `null`, which every property refuses (D10).
+    /// becomes `null`, which every property refuses ([D10](crate::rules#d10)).
     pub fn to_json(&self) -> Value {
         match self {
             ContentValue::String(s) => Value::String(s.clone()),
@@ -224,11 +224,11 @@ impl<'a> IntoIterator for &'a ValidationErrors {
 
 impl RequestedSchema {
     /// Validates an answer's `content` (any JSON; a non-object is an error, not a
-    /// panic) and reports every violation: missing required properties, `null` (D10),
-    /// wrong types, lengths in Unicode scalar values (V1), integers written as `3.0`
-    /// accepted (V2), bounds, options (a title instead of the value is wrong), items and
-    /// their counts (V6), formats (V7), patterns searched unanchored (V4). Keys the
-    /// schema does not declare are allowed (V5, D9).
+    /// panic) and reports every violation: missing required properties, `null` ([D10](crate::rules#d10)),
+    /// wrong types, lengths in Unicode scalar values ([V1](crate::rules#v1)), integers written as `3.0`
+    /// accepted ([V2](crate::rules#v2)), bounds, options (a title instead of the value is wrong), items and
+    /// their counts ([V6](crate::rules#v6)), formats ([V7](crate::rules#v7)), patterns searched unanchored ([V4](crate::rules#v4)). Keys the
+    /// schema does not declare are allowed ([V5](crate::rules#v5), [D9](crate::rules#d9)).
     ///
     /// ```
     /// use elicit_core::RequestedSchema;

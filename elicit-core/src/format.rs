@@ -1,4 +1,4 @@
-//! The string formats elicitation allows (F2) and their assertion (V7).
+//! The string formats elicitation allows ([F2](crate::rules#f2)) and their assertion ([V7](crate::rules#v7)).
 //!
 //! Content is valid exactly when a JSON Schema 2020-12 validator with format assertion on
 //! says so (V), and the reference validator is the `jsonschema` crate: each check below
@@ -24,24 +24,24 @@ use std::sync::OnceLock;
 use email_address::EmailAddress;
 use regex_syntax::hir::{Class, ClassUnicode, HirKind};
 
-/// One of the four string formats elicitation allows (F2).
+/// One of the four string formats elicitation allows ([F2](crate::rules#f2)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
-    /// `email`: an RFC 5321 mailbox (V7).
+    /// `email`: an RFC 5321 mailbox ([V7](crate::rules#v7)).
     Email,
-    /// `uri`: an absolute RFC 3986 URI (V7).
+    /// `uri`: an absolute RFC 3986 URI ([V7](crate::rules#v7)).
     Uri,
-    /// `date`: an RFC 3339 `full-date` (V7).
+    /// `date`: an RFC 3339 `full-date` ([V7](crate::rules#v7)).
     Date,
-    /// `date-time`: an RFC 3339 `date-time` (V7).
+    /// `date-time`: an RFC 3339 `date-time` ([V7](crate::rules#v7)).
     DateTime,
 }
 
 impl Format {
-    /// Every format, in the order the spec lists them (F2).
+    /// Every format, in the order the spec lists them ([F2](crate::rules#f2)).
     pub const ALL: [Format; 4] = [Format::Email, Format::Uri, Format::Date, Format::DateTime];
 
-    /// The format a schema's `format` keyword names, or `None` for any other name (D7
+    /// The format a schema's `format` keyword names, or `None` for any other name ([D7](crate::rules#d7)
     /// leaves unknown names to the caller).
     #[must_use]
     pub fn from_name(name: &str) -> Option<Format> {
@@ -59,7 +59,7 @@ impl Format {
         }
     }
 
-    /// Whether `value` is in this format (V7), as a JSON Schema 2020-12 validator with
+    /// Whether `value` is in this format ([V7](crate::rules#v7)), as a JSON Schema 2020-12 validator with
     /// format assertion on decides it.
     #[must_use]
     pub fn is_valid(self, value: &str) -> bool {

@@ -1,4 +1,4 @@
-//! The `pattern` keyword (F2, V4, D8): an ECMA-262 regular expression, matched unanchored,
+//! The `pattern` keyword ([F2](crate::rules#f2), [V4](crate::rules#v4), [D8](crate::rules#d8)): an ECMA-262 regular expression, matched unanchored,
 //! run by the linear-time `regex` crate under a compiled-size limit.
 //!
 //! The dialect is the one JSON Schema 2020-12 validators apply: ECMA-262's
@@ -18,10 +18,10 @@
 //!   but before negating `[^…]`, as ECMA's `Canonicalize` does;
 //! - lone surrogates (`\uD800`) match nothing, since the text is UTF-8.
 //!
-//! Refused as unsupported (D8: valid ECMA-262 beyond a linear-time engine): look-around,
+//! Refused as unsupported ([D8](crate::rules#d8): valid ECMA-262 beyond a linear-time engine): look-around,
 //! back-references, `^`/`$` under an `m` modifier, and the one Unicode property the engine
 //! lacks (`Changes_When_NFKC_Casefolded`). Refused as invalid: every syntax error, which
-//! wins when a pattern has both. Refused as too large (D12): groups nested more than 50
+//! wins when a pattern has both. Refused as too large ([D12](crate::rules#d12)): groups nested more than 50
 //! deep, counts past `u32::MAX`, programs past the caller's compiled-size limit.
 //!
 //! Known difference: under an `i` modifier ECMA also counts U+017F and U+212A as word
@@ -34,20 +34,20 @@ use std::sync::OnceLock;
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind, Look, Repetition};
 
 /// Default limit on the compiled size of a pattern (bytes), see
-/// [`regex::RegexBuilder::size_limit`] (D8, D12).
+/// [`regex::RegexBuilder::size_limit`] ([D8](crate::rules#d8), [D12](crate::rules#d12)).
 ///
 /// Large enough for counted repetitions of Unicode classes that forms use
 /// (`^[\p{L} '-]{1,100}$` needs about 4.3 MB), small enough that compiling the worst
 /// pattern stays well under a second.
 pub const DEFAULT_PATTERN_SIZE_LIMIT: usize = 8 * (1 << 20);
 
-/// Longest pattern source accepted (characters) (D12).
+/// Longest pattern source accepted (characters) ([D12](crate::rules#d12)).
 ///
 /// [`compile_pattern`] does work linear in the source; the caller checks this bound first
 /// so that the work, and the syntax tree it builds, stay small.
 pub const DEFAULT_PATTERN_MAX_LEN: usize = 1024;
 
-/// Why look-around and back-references are refused (D8).
+/// Why look-around and back-references are refused ([D8](crate::rules#d8)).
 const LINEAR_TIME: &str = "matching must run in linear time; rewrite the pattern without it";
 
 /// Deepest nesting of groups a pattern may use: keeps the parser's recursion and the
@@ -65,9 +65,9 @@ pub struct PatternError {
 enum PatternErrorKind {
     /// Not an ECMA-262 regular expression.
     Invalid,
-    /// Valid ECMA-262 that a linear-time engine cannot run (D8).
+    /// Valid ECMA-262 that a linear-time engine cannot run ([D8](crate::rules#d8)).
     Unsupported,
-    /// Valid, but past a size limit (D8, D12).
+    /// Valid, but past a size limit ([D8](crate::rules#d8), [D12](crate::rules#d12)).
     TooLarge,
 }
 
@@ -84,7 +84,7 @@ impl PatternError {
 
     /// Whether the pattern is valid ECMA-262 that a linear-time engine cannot run
     /// (look-around, back-references, `^`/`$` under an `m` modifier, a Unicode property
-    /// the engine has no table for): D8's lenient parse
+    /// the engine has no table for): [D8](crate::rules#d8)'s lenient parse
     /// keeps such a pattern unenforced, the strict parse rejects it. `false` for syntax
     /// errors and for patterns past the size limits.
     #[must_use]
@@ -101,7 +101,7 @@ impl fmt::Display for PatternError {
 
 impl std::error::Error for PatternError {}
 
-/// Translate an ECMA-262 pattern to the regex crate's syntax and compile it (V4, D8).
+/// Translate an ECMA-262 pattern to the regex crate's syntax and compile it ([V4](crate::rules#v4), [D8](crate::rules#d8)).
 ///
 /// The regex searches (it is not anchored), as `pattern` requires: use
 /// [`regex::Regex::is_match`]. `size_limit` bounds the compiled program in bytes
@@ -193,7 +193,7 @@ struct Parser<'a> {
     declared_names: HashSet<String>,
     references: Vec<Reference>,
     /// The first construct found that is valid but unsupported; reported only if the
-    /// whole pattern turns out valid, so syntax errors win (D8).
+    /// whole pattern turns out valid, so syntax errors win ([D8](crate::rules#d8)).
     unsupported: Option<PatternError>,
 }
 
@@ -370,7 +370,7 @@ impl<'a> Parser<'a> {
         self.quantified(atom)
     }
 
-    /// `^` and `$` (V4): the ends of the text, as without ECMA's `m` flag.
+    /// `^` and `$` ([V4](crate::rules#v4)): the ends of the text, as without ECMA's `m` flag.
     fn anchor(&mut self, start: usize) -> Hir {
         if self.flags.multiline {
             self.note_unsupported(

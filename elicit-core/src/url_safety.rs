@@ -1,8 +1,8 @@
 //! URL-safety primitives shared by the agent's check before sending a URL-mode
-//! elicitation (S1, U3) and the client's review before opening one (S2–S5, K3).
+//! elicitation ([S1](crate::rules#s1), [U3](crate::rules#u3)) and the client's review before opening one ([S2](crate::rules#s2)–[S5](crate::rules#s5), [K3](crate::rules#k3)).
 //!
 //! Everything here is a pure function of the text of a URL: nothing is resolved or
-//! fetched (S2). The module is nearly a leaf: it depends on `url`, `idna`, `psl`,
+//! fetched ([S2](crate::rules#s2)). The module is nearly a leaf: it depends on `url`, `idna`, `psl`,
 //! `percent-encoding` and `unicode-security`, and of the other elicit modules only on
 //! [`vocab`](crate::vocab), whose word splitter it reads parameter names with, so both
 //! sides apply the very same vocabulary and the form and URL checks see the same words.
@@ -25,7 +25,7 @@ use url::{Host, Url};
 use crate::vocab::split_words;
 
 /// The length, in characters of the serialized URL, above which a URL is too long for
-/// a person to read before consenting (S2): the client warns above it and the agent's
+/// a person to read before consenting ([S2](crate::rules#s2)): the client warns above it and the agent's
 /// default policy refuses above it. 2048 is the long-standing interoperable limit
 /// (sitemaps, older browsers, most CDNs), far above any authorization URL.
 pub(crate) const LONG_URL: usize = 2048;
@@ -141,7 +141,7 @@ pub(crate) fn is_invisible(c: char) -> bool {
     )
 }
 
-/// C0 and C1 control characters and DEL. The URL parser silently drops tabs and
+/// C0 and [C1](crate::rules#c1) control characters and DEL. The URL parser silently drops tabs and
 /// newlines anywhere and trims controls at both ends, so what was sent is not what
 /// would be opened (`java\nscript:` is `javascript:`).
 pub(crate) fn is_control(c: char) -> bool {
@@ -169,7 +169,7 @@ impl HiddenCharacters {
 }
 
 /// Scans `raw` (the URL exactly as received) for characters that hide or rearrange
-/// text (S4). The raw text is what matters: the parser removes some of them
+/// text ([S4](crate::rules#s4)). The raw text is what matters: the parser removes some of them
 /// (zero-width characters in a host are mapped away by IDNA) and percent-encodes
 /// others, so the parsed URL would look clean.
 pub(crate) fn find_hidden_characters(raw: &str) -> HiddenCharacters {
@@ -233,7 +233,7 @@ pub(crate) fn visible(text: &str) -> String {
 // Hosts
 // ---------------------------------------------------------------------------------
 
-/// Loopback hosts, where plain `http` is acceptable for development (S1):
+/// Loopback hosts, where plain `http` is acceptable for development ([S1](crate::rules#s1)):
 /// `localhost` and names under `.localhost` (RFC 6761 §6.3 reserves them for
 /// loopback and browsers resolve them without DNS), `127.0.0.0/8` and `[::1]`.
 /// `0.0.0.0` and IPv4-mapped addresses are deliberately not included: they are
@@ -330,7 +330,7 @@ pub(crate) fn raw_host(raw: &str) -> Option<String> {
 /// top level (`corp.internal`), or a public suffix itself (`co.uk`, `github.io`).
 ///
 /// Private-section suffixes count (`github.io`, `appspot.com`): under them every
-/// name has its own owner, which is exactly what the user must be shown (S4).
+/// name has its own owner, which is exactly what the user must be shown ([S4](crate::rules#s4)).
 pub(crate) fn registrable_domain_start(host_ascii: &str) -> Option<usize> {
     let domain = psl::domain(host_ascii.as_bytes())?;
     if !domain.suffix().is_known() {
@@ -391,7 +391,7 @@ pub(crate) fn restricted_label(host_unicode: &str) -> Option<&str> {
 /// characters are kept as written, so that the name shown is the one the user
 /// would recognise (the skeleton of `m` is `rn`, which nobody types).
 ///
-/// Only look-alikes of wholly ASCII hosts are reported: that is the spoofing S4 is
+/// Only look-alikes of wholly ASCII hosts are reported: that is the spoofing [S4](crate::rules#s4) is
 /// about, and `сосо.рф` imitates no name anyone can register (`coco.рф` would mix
 /// scripts in one name).
 pub(crate) fn ascii_lookalike(host_unicode: &str) -> Option<String> {
@@ -442,7 +442,7 @@ fn ascii_prototype(label: &str) -> Option<String> {
 // ---------------------------------------------------------------------------------
 
 /// What [`find_sensitive`] found. Values are never kept: an error or a warning that
-/// repeats a secret would leak it into logs and model context (U3).
+/// repeats a secret would leak it into logs and model context ([U3](crate::rules#u3)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Sensitive {
     /// A parameter whose name says it carries a credential, with that name.
@@ -490,7 +490,7 @@ impl Finding {
 }
 
 /// Looks for credentials and personal data in the path, query and fragment of a URL
-/// (S1). User-info is left to the caller, which treats it on its own.
+/// ([S1](crate::rules#s1)). User-info is left to the caller, which treats it on its own.
 ///
 /// `allowed` exempts parameter names (compared ASCII-case-insensitively) from the
 /// *name* rules only: a value that is a JSON Web Token or an email address is
@@ -624,12 +624,12 @@ pub(crate) enum NameClass {
 
 /// Words that, anywhere in a parameter name, mean the value is a credential:
 /// `access_token`, `X-Amz-Security-Token`, `client_secret`, `X-Amz-Credential`,
-/// `X-Goog-Signature` (pre-signed URLs are pre-authenticated access, S1),
+/// `X-Goog-Signature` (pre-signed URLs are pre-authenticated access, [S1](crate::rules#s1)),
 /// `client_assertion`, `session_id`, `sessionId`, …
 ///
 /// `session` is refused although an ACP session id is not a secret by itself: a page
 /// that accepts a session identifier from its URL is exactly the "pre-authenticated
-/// access" S1 forbids (and invites session fixation). An agent whose page takes a
+/// access" [S1](crate::rules#s1) forbids (and invites session fixation). An agent whose page takes a
 /// non-secret id can allow-list the name.
 const CREDENTIAL_WORDS: &[&str] = &[
     "token",
@@ -815,7 +815,7 @@ const PERSONAL_SUBSTRINGS: &[&str] = &[
     "postaladdress",
 ];
 
-/// Classifies a parameter name (S1). Names not listed are allowed, and so are these
+/// Classifies a parameter name ([S1](crate::rules#s1)). Names not listed are allowed, and so are these
 /// on purpose, because OAuth 2.0 / OpenID Connect authorization URLs need them and
 /// none is a secret: `state` (an opaque anti-CSRF value bound to the user's browser),
 /// `nonce`, `client_id` (public by definition, RFC 6749 §2.2), `redirect_uri`,

@@ -40,7 +40,7 @@ use syn::parse_macro_input;
 /// `Elicit`, `Option` of these, and `Vec`/`BTreeSet`/`HashSet` of such an enum. Every
 /// mistake the macro can see is a compile error on the offending token, all reported in
 /// one build; a field whose name, title or description asks for a secret is refused
-/// (SPEC F5: use a URL-mode elicitation, F6) unless it says why it is not one with
+/// ([F5](elicit_core::rules#f5): use a URL-mode elicitation, [F6](elicit_core::rules#f6)) unless it says why it is not one with
 /// `allow_secret = "..."`.
 #[proc_macro_derive(Elicit, attributes(elicit))]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {

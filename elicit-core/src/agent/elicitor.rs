@@ -1,11 +1,11 @@
 //! The [`Elicitor`]: what an agent asks a client through, one per client connection.
 //!
 //! It holds what the client declared during `initialize` and refuses, before anything
-//! is sent, every request the spec forbids: a mode the client did not declare (C7), a
-//! form that asks for a secret (F5, F6) or carries a link (F7), an unsafe URL (S1).
+//! is sent, every request the spec forbids: a mode the client did not declare ([C7](crate::rules#c7)), a
+//! form that asks for a secret ([F5](crate::rules#f5), [F6](crate::rules#f6)) or carries a link ([F7](crate::rules#f7)), an unsafe URL ([S1](crate::rules#s1)).
 //! URL-mode requests get an unguessable id and are recorded, bound to the connection
-//! and the user, so that only that connection and that user can complete them (E5, S6,
-//! U4, U5).
+//! and the user, so that only that connection and that user can complete them ([E5](crate::rules#e5), [S6](crate::rules#s6),
+//! [U4](crate::rules#u4), [U5](crate::rules#u5)).
 
 use std::fmt;
 
@@ -28,27 +28,27 @@ use crate::protocol::{CompleteElicitation, ElicitationResponse};
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ElicitError {
-    /// The client did not declare this mode (C7). Degrade: use the other mode if it
+    /// The client did not declare this mode ([C7](crate::rules#c7)). Degrade: use the other mode if it
     /// is allowed for this interaction, another flow, or fail the operation. A refused
-    /// URL-mode request must never be retried in form mode (F6).
+    /// URL-mode request must never be retried in form mode ([F6](crate::rules#f6)).
     ModeNotSupported(Mode),
-    /// The form asks for a secret or a credential, which form mode must never do (F5).
-    /// Use URL mode (F6); if the client has no URL mode, use another secure flow or
+    /// The form asks for a secret or a credential, which form mode must never do ([F5](crate::rules#f5)).
+    /// Use URL mode ([F6](crate::rules#f6)); if the client has no URL mode, use another secure flow or
     /// fail, but do not ask in a form.
     SecretInForm(Vec<Finding>),
-    /// The form's texts or the message contain a URL a user could click (F7). Allowed
+    /// The form's texts or the message contain a URL a user could click ([F7](crate::rules#f7)). Allowed
     /// with [`Elicitor::allow_links_in_forms`].
     LinkInForm(Vec<Finding>),
-    /// The schema breaks the rules of the strict parse (F1, F2, D2–D14): only a
+    /// The schema breaks the rules of the strict parse ([F1](crate::rules#f1), [F2](crate::rules#f2), [D2](crate::rules#d2)–[D14](crate::rules#d14)): only a
     /// schema a client can read may be sent.
     InvalidSchema(SchemaError),
     /// The scope has a `null` request id, which ACP v2 forbids and this crate never
-    /// builds (E3).
+    /// builds ([E3](crate::rules#e3)).
     NullRequestId,
-    /// The URL must not be sent (S1, U3).
+    /// The URL must not be sent ([S1](crate::rules#s1), [U3](crate::rules#u3)).
     #[cfg(feature = "url")]
     UnsafeUrl(UnsafeUrlError),
-    /// The params break a wire rule (U1).
+    /// The params break a wire rule ([U1](crate::rules#u1)).
     InvalidParams(ParamsError),
     /// This connection already has as many outstanding URL elicitations as the
     /// registry allows; complete, answer or forget some first.
@@ -58,18 +58,18 @@ pub enum ElicitError {
         limit: usize,
     },
     /// The operating system's random number generator failed, so no unguessable
-    /// `elicitationId` could be made (U4).
+    /// `elicitationId` could be made ([U4](crate::rules#u4)).
     #[cfg(feature = "url")]
     RandomnessUnavailable(String),
 }
 
 impl ElicitError {
-    /// Whether the client did not declare the mode (C7): the caller should degrade.
+    /// Whether the client did not declare the mode ([C7](crate::rules#c7)): the caller should degrade.
     pub fn is_unsupported_mode(&self) -> bool {
         matches!(self, ElicitError::ModeNotSupported(_))
     }
 
-    /// The mode the client did not declare, if that is the error (C7).
+    /// The mode the client did not declare, if that is the error ([C7](crate::rules#c7)).
     pub fn unsupported_mode(&self) -> Option<Mode> {
         match self {
             ElicitError::ModeNotSupported(mode) => Some(*mode),
@@ -150,7 +150,7 @@ impl From<RegistryError> for ElicitError {
     }
 }
 
-/// What an agent asks one client through (C7, E5, F5–F7, S1, S6, U4, U5).
+/// What an agent asks one client through ([C7](crate::rules#c7), [E5](crate::rules#e5), [F5](crate::rules#f5)–[F7](crate::rules#f7), [S1](crate::rules#s1), [S6](crate::rules#s6), [U4](crate::rules#u4), [U5](crate::rules#u5)).
 ///
 /// Make one per client connection, from the `elicitation` capability the client
 /// declared in `initialize`, that connection's [`ConnectionId`], and, once the agent
@@ -185,7 +185,7 @@ impl From<RegistryError> for ElicitError {
 /// can be shared (in an `Arc`) by all the tasks serving its connection. The only
 /// shared state, the record of URL elicitations, is a `UrlRegistry` with a mutex
 /// inside; it is shared by design between the connections of an agent, so that a
-/// completion attempted on the wrong connection is recognised as such (E5).
+/// completion attempted on the wrong connection is recognised as such ([E5](crate::rules#e5)).
 #[derive(Debug, Clone)]
 pub struct Elicitor {
     capabilities: ElicitationCapabilities,
@@ -199,7 +199,7 @@ pub struct Elicitor {
 }
 
 impl Elicitor {
-    /// The elicitor of one connection, knowing what its client declared (C1–C6), with
+    /// The elicitor of one connection, knowing what its client declared ([C1](crate::rules#c1)–[C6](crate::rules#c6)), with
     /// no authenticated user and, with the `url` feature, the default `UrlPolicy`
     /// and a registry of its own: share one `UrlRegistry` between all connections
     /// with `with_registry`.
@@ -216,7 +216,7 @@ impl Elicitor {
         }
     }
 
-    /// Sets the authenticated user (E5, S6).
+    /// Sets the authenticated user ([E5](crate::rules#e5), [S6](crate::rules#s6)).
     #[must_use]
     pub fn with_user(mut self, user: UserId) -> Self {
         self.user = Some(user);
@@ -224,12 +224,12 @@ impl Elicitor {
     }
 
     /// Changes the authenticated user, e.g. once `authenticate` succeeded. URL
-    /// elicitations already sent stay bound to the user who was current then (S6).
+    /// elicitations already sent stay bound to the user who was current then ([S6](crate::rules#s6)).
     pub fn set_user(&mut self, user: Option<UserId>) {
         self.user = user;
     }
 
-    /// Lets form texts and the message contain URLs. F7 says an agent *should not*
+    /// Lets form texts and the message contain URLs. [F7](crate::rules#f7) says an agent *should not*
     /// put clickable URLs in a form-mode request, so they are refused by default.
     #[must_use]
     pub fn allow_links_in_forms(mut self, allow: bool) -> Self {
@@ -237,7 +237,7 @@ impl Elicitor {
         self
     }
 
-    /// Sets the policy URL-mode URLs are checked against (S1).
+    /// Sets the policy URL-mode URLs are checked against ([S1](crate::rules#s1)).
     #[cfg(feature = "url")]
     #[must_use]
     pub fn with_url_policy(mut self, policy: UrlPolicy) -> Self {
@@ -246,7 +246,7 @@ impl Elicitor {
     }
 
     /// Records URL elicitations in this registry, shared with the agent's other
-    /// connections (E5).
+    /// connections ([E5](crate::rules#e5)).
     #[cfg(feature = "url")]
     #[must_use]
     pub fn with_registry(mut self, registry: &UrlRegistry) -> Self {
@@ -259,8 +259,8 @@ impl Elicitor {
         &self.capabilities
     }
 
-    /// Whether the client declared this mode (C3): check it to choose a flow before
-    /// asking (C7).
+    /// Whether the client declared this mode ([C3](crate::rules#c3)): check it to choose a flow before
+    /// asking ([C7](crate::rules#c7)).
     pub fn supports(&self, mode: Mode) -> bool {
         self.capabilities.supports(mode)
     }
@@ -275,7 +275,7 @@ impl Elicitor {
         self.user.as_ref()
     }
 
-    /// The URL policy (S1).
+    /// The URL policy ([S1](crate::rules#s1)).
     #[cfg(feature = "url")]
     pub fn url_policy(&self) -> &UrlPolicy {
         &self.policy
@@ -287,13 +287,13 @@ impl Elicitor {
         &self.registry
     }
 
-    /// A form-mode request for the form `T` (F1, F2). Its schema is a compile-time
+    /// A form-mode request for the form `T` ([F1](crate::rules#f1), [F2](crate::rules#f2)). Its schema is a compile-time
     /// constant and is sent without being copied.
     ///
-    /// Refused when the form carries a link (F7, unless allowed) or the client did
-    /// not declare form mode (C7).
+    /// Refused when the form carries a link ([F7](crate::rules#f7), unless allowed) or the client did
+    /// not declare form mode ([C7](crate::rules#c7)).
     ///
-    /// Secrets (F5) are refused when `T` is compiled: `#[derive(Elicit)]` reads the
+    /// Secrets ([F5](crate::rules#f5)) are refused when `T` is compiled: `#[derive(Elicit)]` reads the
     /// names, titles and descriptions with the same vocabulary as
     /// [`RequestedSchema::lint`], and a field that only looks like a secret is let
     /// through there with a stated reason (`allow_secret = "…"`). Linting again here
@@ -317,8 +317,8 @@ impl Elicitor {
     /// A form-mode request for a schema built at run time.
     ///
     /// Refused, in this order: a schema that breaks the strict rules (what a client
-    /// may refuse to read), a form that asks for a secret (F5), a link (F7, unless
-    /// allowed), a client that did not declare form mode (C7).
+    /// may refuse to read), a form that asks for a secret ([F5](crate::rules#f5)), a link ([F7](crate::rules#f7), unless
+    /// allowed), a client that did not declare form mode ([C7](crate::rules#c7)).
     pub fn form_schema(
         &self,
         scope: Scope,
@@ -373,13 +373,13 @@ impl Elicitor {
         Ok(())
     }
 
-    /// A URL-mode request (U1) sending the user to `url`, recorded as outstanding on
-    /// this connection for the current user (E5, S6).
+    /// A URL-mode request ([U1](crate::rules#u1)) sending the user to `url`, recorded as outstanding on
+    /// this connection for the current user ([E5](crate::rules#e5), [S6](crate::rules#s6)).
     ///
-    /// Refused when the client did not declare URL mode (C7) or the URL breaks the
-    /// policy (S1). The `elicitationId` is 128 bits from the operating system's
+    /// Refused when the client did not declare URL mode ([C7](crate::rules#c7)) or the URL breaks the
+    /// policy ([S1](crate::rules#s1)). The `elicitationId` is 128 bits from the operating system's
     /// random number generator, unique among the registry's URL elicitations, so
-    /// among this connection's outstanding ones too (U4). The request carries the URL
+    /// among this connection's outstanding ones too ([U4](crate::rules#u4)). The request carries the URL
     /// as the policy serialized it, which is what was checked.
     #[cfg(feature = "url")]
     pub fn url(
@@ -406,9 +406,9 @@ impl Elicitor {
     /// Records the client's response to a URL elicitation sent on this connection.
     ///
     /// `accept` is the user's consent to open the URL, not the end of the external
-    /// interaction (U2): the elicitation stays outstanding until
-    /// [`complete`](Self::complete). `decline` and `cancel` close it (R5). The content
-    /// is never read (U3, R4).
+    /// interaction ([U2](crate::rules#u2)): the elicitation stays outstanding until
+    /// [`complete`](Self::complete). `decline` and `cancel` close it ([R5](crate::rules#r5)). The content
+    /// is never read ([U3](crate::rules#u3), [R4](crate::rules#r4)).
     #[cfg(feature = "url")]
     pub fn record_response(
         &self,
@@ -420,12 +420,12 @@ impl Elicitor {
     }
 
     /// The `elicitation/complete` notification for a URL elicitation whose external
-    /// interaction finished (U5), to send on this connection.
+    /// interaction finished ([U5](crate::rules#u5)), to send on this connection.
     ///
     /// `user` is who the agent's authentication says finished the interaction; it
-    /// must be the user who started it (S6), `None` only for an elicitation started
+    /// must be the user who started it ([S6](crate::rules#s6)), `None` only for an elicitation started
     /// without one. Refused for an id this registry never issued, one issued on
-    /// another connection (E5), another user (S6), one already completed (U5), and one
+    /// another connection ([E5](crate::rules#e5)), another user ([S6](crate::rules#s6)), one already completed ([U5](crate::rules#u5)), and one
     /// the user declined or cancelled.
     #[cfg(feature = "url")]
     pub fn complete(
@@ -453,14 +453,14 @@ impl Elicitor {
     }
 
     /// Forgets every URL elicitation of this connection; call it when the
-    /// connection closes (E5: its elicitations cannot complete on another one).
+    /// connection closes ([E5](crate::rules#e5): its elicitations cannot complete on another one).
     #[cfg(feature = "url")]
     pub fn disconnect(&self) {
         self.registry.close_connection(self.connection);
     }
 }
 
-/// E3: a `null` request id can be read (v1) but is never built.
+/// [E3](crate::rules#e3): a `null` request id can be read (v1) but is never built.
 fn check_scope(scope: &Scope) -> Result<(), ElicitError> {
     match scope.request_id() {
         Some(id) if id.is_null() => Err(ElicitError::NullRequestId),

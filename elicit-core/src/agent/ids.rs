@@ -1,12 +1,12 @@
 //! Who an elicitation belongs to: the client connection that received it and the
-//! authenticated user who started it (E5, S6). Both the [`Elicitor`](super::Elicitor)
+//! authenticated user who started it ([E5](crate::rules#e5), [S6](crate::rules#s6)). Both the [`Elicitor`](super::Elicitor)
 //! and the [`UrlRegistry`](super::UrlRegistry) bind state to them, so they live apart
 //! from both.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// An agent–client connection, as the agent sees it (E5).
+/// An agent–client connection, as the agent sees it ([E5](crate::rules#e5)).
 ///
 /// Opaque and unique within the process: [`ConnectionId::new`] is the only way to get
 /// one, so two connections can never share an id by mistake, and an id cannot be
@@ -33,7 +33,7 @@ impl fmt::Display for ConnectionId {
 }
 
 /// The identity of an authenticated user, as the agent's own authentication
-/// established it (E5, S6). Never take it from something the client merely claims.
+/// established it ([E5](crate::rules#e5), [S6](crate::rules#s6)). Never take it from something the client merely claims.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct UserId(String);
 

@@ -1,18 +1,18 @@
 //! The agent side: what an agent checks before it asks, and what it tracks after.
 //!
 //! - [`Elicitor`]: one per client connection. Builds `elicitation/create` requests
-//!   and refuses those the spec forbids: a mode the client did not declare (C7), a
-//!   form asking for a secret (F5, F6) or carrying a link (F7), an unsafe URL (S1).
+//!   and refuses those the spec forbids: a mode the client did not declare ([C7](crate::rules#c7)), a
+//!   form asking for a secret ([F5](crate::rules#f5), [F6](crate::rules#f6)) or carrying a link ([F7](crate::rules#f7)), an unsafe URL ([S1](crate::rules#s1)).
 //! - `UrlRegistry` (feature `url`): the outstanding URL elicitations, bound to their
 //!   connection and user, with explicit states, so that `elicitation/complete` is
-//!   produced once, for the right connection and user (E5, S6, U2, U4, U5).
+//!   produced once, for the right connection and user ([E5](crate::rules#e5), [S6](crate::rules#s6), [U2](crate::rules#u2), [U4](crate::rules#u4), [U5](crate::rules#u5)).
 //! - [`UrlOutcome`]: the user's choice on a URL elicitation, read without looking at
-//!   any content (R4, U3). Form answers are read with `Elicit::from_response` (F3, R5).
+//!   any content ([R4](crate::rules#r4), [U3](crate::rules#u3)). Form answers are read with `Elicit::from_response` ([F3](crate::rules#f3), [R5](crate::rules#r5)).
 //! - `UrlPolicy` (feature `url`): the URL rules an agent must follow before sending a
-//!   URL-mode elicitation (S1, U3).
+//!   URL-mode elicitation ([S1](crate::rules#s1), [U3](crate::rules#u3)).
 //!
 //! There is no way to turn a URL-mode request into a form-mode one: a sensitive
-//! interaction refused for lack of URL mode must not fall back to a form (F6).
+//! interaction refused for lack of URL mode must not fall back to a form ([F6](crate::rules#f6)).
 //!
 //! ```
 //! # #[cfg(feature = "url")] {

@@ -1,4 +1,4 @@
-//! What a client's answer to a URL-mode elicitation means (R1, R4, R5, U2, U3).
+//! What a client's answer to a URL-mode elicitation means ([R1](crate::rules#r1), [R4](crate::rules#r4), [R5](crate::rules#r5), [U2](crate::rules#u2), [U3](crate::rules#u3)).
 
 use std::fmt;
 
@@ -7,9 +7,9 @@ use crate::protocol::{Action, ElicitationResponse};
 /// The user's choice on a URL-mode elicitation.
 ///
 /// Unlike a form, there is nothing to parse: `accept` is consent to open the URL
-/// (U2), and any `content` is ignored, never read, so that nothing obtained through
-/// the URL can come back over ACP into the agent or a model's context (U3, R4). The
-/// agent must handle all three outcomes (R5).
+/// ([U2](crate::rules#u2)), and any `content` is ignored, never read, so that nothing obtained through
+/// the URL can come back over ACP into the agent or a model's context ([U3](crate::rules#u3), [R4](crate::rules#r4)). The
+/// agent must handle all three outcomes ([R5](crate::rules#r5)).
 ///
 /// ```
 /// use elicit_core::agent::UrlOutcome;
@@ -26,7 +26,7 @@ use crate::protocol::{Action, ElicitationResponse};
 #[must_use = "a URL elicitation can be declined or cancelled; handle every outcome (R5)"]
 pub enum UrlOutcome {
     /// The user agreed to open the URL. The external interaction has not finished,
-    /// and may never (U2): wait for it before going on.
+    /// and may never ([U2](crate::rules#u2)): wait for it before going on.
     Consented,
     /// The user explicitly refused.
     Declined,
@@ -36,7 +36,7 @@ pub enum UrlOutcome {
 
 impl UrlOutcome {
     /// Reads the action of a response to a URL-mode elicitation, and nothing else
-    /// (R4, U3). An action this crate does not know is an error, not success (R5).
+    /// ([R4](crate::rules#r4), [U3](crate::rules#u3)). An action this crate does not know is an error, not success ([R5](crate::rules#r5)).
     pub fn from_response(response: &ElicitationResponse) -> Result<UrlOutcome, UnknownActionError> {
         match response.action() {
             Action::Accept => Ok(UrlOutcome::Consented),
@@ -54,8 +54,8 @@ impl UrlOutcome {
     }
 }
 
-/// A response whose `action` this crate does not know (E6). An agent must not take it
-/// for consent (R5).
+/// A response whose `action` this crate does not know ([E6](crate::rules#e6)). An agent must not take it
+/// for consent ([R5](crate::rules#r5)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownActionError {
     /// The action received.

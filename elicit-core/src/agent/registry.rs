@@ -1,14 +1,14 @@
-//! The agent's record of URL-mode elicitations, bound to connection and user (E5, S6,
-//! U2, U4, U5).
+//! The agent's record of URL-mode elicitations, bound to connection and user ([E5](crate::rules#e5), [S6](crate::rules#s6),
+//! [U2](crate::rules#u2), [U4](crate::rules#u4), [U5](crate::rules#u5)).
 //!
 //! Each URL elicitation goes through explicit states: sent and awaiting the client's
-//! response, consented (the user accepted to open the URL, U2), and finished:
-//! completed (the agent sent `elicitation/complete`, U5), declined or cancelled. Only
+//! response, consented (the user accepted to open the URL, [U2](crate::rules#u2)), and finished:
+//! completed (the agent sent `elicitation/complete`, [U5](crate::rules#u5)), declined or cancelled. Only
 //! the connection that sent it and the user who started it can complete it, once.
 //!
 //! One registry serves all the connections of an agent (share it with
 //! [`Elicitor::with_registry`](super::Elicitor::with_registry)): an id is then unique
-//! agent-wide, stronger than U4 asks, and a completion attempted on the wrong
+//! agent-wide, stronger than [U4](crate::rules#u4) asks, and a completion attempted on the wrong
 //! connection is told apart from an id that was never issued.
 
 use std::collections::{HashMap, VecDeque};
@@ -19,16 +19,16 @@ use super::ids::{ConnectionId, UserId};
 use super::outcome::{UnknownActionError, UrlOutcome};
 use crate::protocol::{CompleteElicitation, CreateElicitation, ElicitationResponse};
 
-/// Where a URL elicitation stands (U2, U5, R1).
+/// Where a URL elicitation stands ([U2](crate::rules#u2), [U5](crate::rules#u5), [R1](crate::rules#r1)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UrlState {
     /// Sent; the client has not answered yet.
     AwaitingResponse,
     /// The user accepted to open the URL. This is consent, not completion: the
-    /// external interaction may still fail or never happen (U2).
+    /// external interaction may still fail or never happen ([U2](crate::rules#u2)).
     Consented,
     /// The external interaction finished and `elicitation/complete` was produced
-    /// (U5). Finished.
+    /// ([U5](crate::rules#u5)). Finished.
     Completed,
     /// The user declined to open the URL. Finished.
     Declined,
@@ -55,7 +55,7 @@ impl fmt::Display for UrlState {
     }
 }
 
-/// A URL-mode request ready to send, and its `elicitationId` (U1, U4). The
+/// A URL-mode request ready to send, and its `elicitationId` ([U1](crate::rules#u1), [U4](crate::rules#u4)). The
 /// elicitation is already recorded as awaiting a response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingUrl {
@@ -65,7 +65,7 @@ pub struct PendingUrl {
 
 impl PendingUrl {
     /// The opaque id: keep it with the state of the external interaction (e.g. in
-    /// the OAuth `state` you issue) to complete the elicitation later (U5).
+    /// the OAuth `state` you issue) to complete the elicitation later ([U5](crate::rules#u5)).
     pub fn elicitation_id(&self) -> &str {
         &self.elicitation_id
     }
@@ -84,25 +84,25 @@ impl PendingUrl {
 /// Why a URL elicitation could not be completed or its response recorded. Each case
 /// is distinct so an agent can log and react precisely; none is a completion.
 ///
-/// The messages name no id or user: they go to logs and maybe to a model (U3).
+/// The messages name no id or user: they go to logs and maybe to a model ([U3](crate::rules#u3)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CompletionError {
     /// The registry never issued this id, or has forgotten it.
     Unknown,
-    /// The id was issued on another connection: it completes only there (E5, U5).
+    /// The id was issued on another connection: it completes only there ([E5](crate::rules#e5), [U5](crate::rules#u5)).
     ForeignConnection,
-    /// The user completing the interaction is not the user who started it (S6).
+    /// The user completing the interaction is not the user who started it ([S6](crate::rules#s6)).
     UserMismatch,
-    /// The elicitation was already completed: the notification is sent once (U5).
+    /// The elicitation was already completed: the notification is sent once ([U5](crate::rules#u5)).
     AlreadyCompleted,
     /// The user declined or cancelled the elicitation: there is nothing to complete.
     Closed {
         /// [`UrlState::Declined`] or [`UrlState::Cancelled`].
         state: UrlState,
     },
-    /// The client answered with an action this crate does not know (E6). It is not
-    /// consent (R5); the elicitation stays as it was.
+    /// The client answered with an action this crate does not know ([E6](crate::rules#e6)). It is not
+    /// consent ([R5](crate::rules#r5)); the elicitation stays as it was.
     UnknownAction(UnknownActionError),
 }
 
@@ -148,7 +148,7 @@ pub enum RegistryError {
         limit: usize,
     },
     /// The operating system's random number generator failed, so no unguessable
-    /// `elicitationId` could be made (U4).
+    /// `elicitationId` could be made ([U4](crate::rules#u4)).
     RandomnessUnavailable(String),
 }
 
@@ -169,7 +169,7 @@ impl fmt::Display for RegistryError {
 
 impl std::error::Error for RegistryError {}
 
-/// How much a [`UrlRegistry`] keeps (D12: bounded memory whatever the agent does).
+/// How much a [`UrlRegistry`] keeps ([D12](crate::rules#d12): bounded memory whatever the agent does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegistryLimits {
     /// Most outstanding URL elicitations per connection; one more is refused with
@@ -197,7 +197,7 @@ impl Default for RegistryLimits {
     }
 }
 
-/// The record of an agent's URL elicitations (E5, S6, U2, U4, U5).
+/// The record of an agent's URL elicitations ([E5](crate::rules#e5), [S6](crate::rules#s6), [U2](crate::rules#u2), [U4](crate::rules#u4), [U5](crate::rules#u5)).
 ///
 /// Cheap to clone: clones share one record. Use it through
 /// [`Elicitor`](super::Elicitor), which supplies the connection and the user.
@@ -232,7 +232,7 @@ struct Entry {
     state: UrlState,
 }
 
-/// 128 bits: U4 asks for uniqueness, S6 for ids nobody can guess.
+/// 128 bits: [U4](crate::rules#u4) asks for uniqueness, [S6](crate::rules#s6) for ids nobody can guess.
 const ID_BYTES: usize = 16;
 
 /// Tries at a fresh id before giving up; a 128-bit collision means a broken
@@ -408,7 +408,7 @@ impl UrlRegistry {
 }
 
 impl Record {
-    /// The entry of `id`, if it belongs to `connection` (E5).
+    /// The entry of `id`, if it belongs to `connection` ([E5](crate::rules#e5)).
     fn entry_of(
         &mut self,
         connection: ConnectionId,

@@ -1,9 +1,9 @@
-//! What an agent checks before sending a URL-mode elicitation (S1, U3).
+//! What an agent checks before sending a URL-mode elicitation ([S1](crate::rules#s1), [U3](crate::rules#u3)).
 //!
 //! A URL-mode elicitation sends the user to a page outside ACP, for instance to sign
 //! in to a third-party service. The URL travels through the client, is shown to the
-//! user in full (S2), and may be logged or read by a language model on the way, so it
-//! must carry nothing that grants access or identifies the user (S1): no credentials,
+//! user in full ([S2](crate::rules#s2)), and may be logged or read by a language model on the way, so it
+//! must carry nothing that grants access or identifies the user ([S1](crate::rules#s1)): no credentials,
 //! no tokens, no pre-signed links, no personal data, and, outside development, it must
 //! use HTTPS. [`UrlPolicy::check`] refuses URLs that break these rules, with the
 //! reason, before they are sent.
@@ -30,7 +30,7 @@ use crate::url_error::InvalidUrl;
 pub use crate::url_safety::UrlPart;
 use crate::url_safety::{self, Finding, SchemeKind, Sensitive};
 
-/// What an agent accepts as the `url` of a URL-mode elicitation (S1).
+/// What an agent accepts as the `url` of a URL-mode elicitation ([S1](crate::rules#s1)).
 ///
 /// The default ([`UrlPolicy::new`]) requires `https`, except for plain `http` to
 /// loopback hosts during development (`localhost`, `*.localhost`, `127.0.0.0/8`,
@@ -53,7 +53,7 @@ impl Default for UrlPolicy {
 impl UrlPolicy {
     /// The default limit on the length of the serialized URL, in characters: the
     /// length above which the client warns that no one can read the URL before
-    /// consenting (S2), and far above any authorization URL.
+    /// consenting ([S2](crate::rules#s2)), and far above any authorization URL.
     pub const DEFAULT_MAX_LENGTH: usize = url_safety::LONG_URL;
 
     /// The default policy: `https`, or `http` to a loopback host; at most
@@ -67,7 +67,7 @@ impl UrlPolicy {
         }
     }
 
-    /// Whether plain `http` is accepted for loopback hosts (development, S1). On by
+    /// Whether plain `http` is accepted for loopback hosts (development, [S1](crate::rules#s1)). On by
     /// default; turn it off in production builds to require `https` everywhere.
     #[must_use]
     pub fn allow_loopback_http(mut self, allow: bool) -> Self {
@@ -110,7 +110,7 @@ impl UrlPolicy {
         &self.allowed_parameters
     }
 
-    /// Checks the URL of a URL-mode elicitation before it is sent (S1, U3), and
+    /// Checks the URL of a URL-mode elicitation before it is sent ([S1](crate::rules#s1), [U3](crate::rules#u3)), and
     /// returns its serialization by the WHATWG rules: send that text, which is what
     /// was checked.
     ///
@@ -120,7 +120,7 @@ impl UrlPolicy {
     /// hosts, user-info; then, going through the path, the query and the fragment in
     /// that order, a parameter whose name says it is a credential or personal data,
     /// a value shaped like a credential, an email address. No error repeats a value
-    /// it refused: errors end up in logs and in a model's context (U3).
+    /// it refused: errors end up in logs and in a model's context ([U3](crate::rules#u3)).
     pub fn check(&self, url: &str) -> Result<String, UnsafeUrlError> {
         let parsed = Url::parse(url).map_err(|error| match error {
             url::ParseError::RelativeUrlWithoutBase => UnsafeUrlError::Relative,
@@ -172,12 +172,12 @@ impl UrlPolicy {
     }
 }
 
-/// Why a URL must not be sent in a URL-mode elicitation (S1, U3). `Display` says what
+/// Why a URL must not be sent in a URL-mode elicitation ([S1](crate::rules#s1), [U3](crate::rules#u3)). `Display` says what
 /// is wrong and never repeats the refused value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UnsafeUrlError {
-    /// The URL is relative; a URL-mode elicitation needs an absolute URL (U1).
+    /// The URL is relative; a URL-mode elicitation needs an absolute URL ([U1](crate::rules#u1)).
     Relative,
     /// The text is not a valid URL.
     Unparseable(InvalidUrl),
@@ -189,7 +189,7 @@ pub enum UnsafeUrlError {
     },
     /// The text contains a bidirectional control or an invisible character (raw or
     /// percent-encoded) or a raw control character, which a client flags as
-    /// deceptive (S4).
+    /// deceptive ([S4](crate::rules#s4)).
     HiddenCharacter {
         /// The character (a bidirectional control is reported before an invisible
         /// character, and that before a control character).
@@ -203,17 +203,17 @@ pub enum UnsafeUrlError {
         limit: usize,
     },
     /// Plain `http` to a host that is not loopback: outside development the URL must
-    /// use `https` (S1).
+    /// use `https` ([S1](crate::rules#s1)).
     NotHttps {
         /// The host.
         host: String,
     },
     /// The URL has user-info (`user@` or `user:password@` before the host): a
-    /// credential, or a way to disguise the host (S1).
+    /// credential, or a way to disguise the host ([S1](crate::rules#s1)).
     UserInfo,
     /// A parameter whose name says it carries a credential or grants access:
     /// `access_token`, `code`, `password`, `api_key`, `client_secret`, `session_id`,
-    /// `X-Amz-Signature`… (S1, U3). See the module documentation for the exact
+    /// `X-Amz-Signature`… ([S1](crate::rules#s1), [U3](crate::rules#u3)). See the module documentation for the exact
     /// vocabulary and what is deliberately allowed (`state`, `client_id`,
     /// `redirect_uri`, `code_challenge`, `user_code`, …).
     CredentialParameter {
@@ -228,7 +228,7 @@ pub enum UnsafeUrlError {
     },
     /// A value shaped like a credential, whatever it is called: a JSON Web Token, a
     /// `Bearer` value, a vendor key with a well-known prefix (`ghp_`, `sk-`, `AKIA`,
-    /// …) (S1, U3).
+    /// …) ([S1](crate::rules#s1), [U3](crate::rules#u3)).
     CredentialValue {
         /// Where the value is.
         part: UrlPart,
@@ -238,7 +238,7 @@ pub enum UnsafeUrlError {
         within: Option<String>,
     },
     /// A parameter whose name says it carries personal data: `email`, `phone`,
-    /// `first_name`, `date_of_birth`, `ssn`, `iban`… (S1).
+    /// `first_name`, `date_of_birth`, `ssn`, `iban`… ([S1](crate::rules#s1)).
     PersonalDataParameter {
         /// Where the parameter is.
         part: UrlPart,
@@ -248,7 +248,7 @@ pub enum UnsafeUrlError {
         within: Option<String>,
     },
     /// An email address, anywhere in the path, query or fragment, whatever the
-    /// parameter is called (`login_hint=alice@example.com` included) (S1).
+    /// parameter is called (`login_hint=alice@example.com` included) ([S1](crate::rules#s1)).
     EmailAddress {
         /// Where the address is.
         part: UrlPart,

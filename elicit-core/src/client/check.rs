@@ -1,5 +1,5 @@
 //! The first thing a client does with an `elicitation/create`: decide whether it can
-//! honour it, or which `-32602` error to answer with (C8, D1, E2–E6, F1, F2, U1).
+//! honour it, or which `-32602` error to answer with ([C8](crate::rules#c8), [D1](crate::rules#d1), [E2](crate::rules#e2)–[E6](crate::rules#e6), [F1](crate::rules#f1), [F2](crate::rules#f2), [U1](crate::rules#u1)).
 
 use serde_json::Value;
 
@@ -9,18 +9,18 @@ use crate::schema::ParseOptions;
 /// An `elicitation/create` a client accepted to handle, by mode.
 ///
 /// Form and URL requests are in a mode the client declared and are well formed; a
-/// form's schema was read with the lenient parse (C6, D7, D8, E6). A request in a
-/// custom or future mode is kept exactly as received, to store or forward (E6); it
+/// form's schema was read with the lenient parse ([C6](crate::rules#c6), [D7](crate::rules#d7), [D8](crate::rules#d8), [E6](crate::rules#e6)). A request in a
+/// custom or future mode is kept exactly as received, to store or forward ([E6](crate::rules#e6)); it
 /// is never rendered as form or URL.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
     /// Form mode: render it with [`FormEngine::from_request`](super::FormEngine::from_request).
     Form(CreateElicitation),
     /// URL mode: review the URL with `UrlReview::new` and ask for consent before
-    /// opening anything (S2, K3); remember the id in a
-    /// [`CompletionTracker`](super::CompletionTracker) (U6).
+    /// opening anything ([S2](crate::rules#s2), [K3](crate::rules#k3)); remember the id in a
+    /// [`CompletionTracker`](super::CompletionTracker) ([U6](crate::rules#u6)).
     Url(CreateElicitation),
-    /// A custom (`_`-prefixed) or future mode (E6): forward it unchanged
+    /// A custom (`_`-prefixed) or future mode ([E6](crate::rules#e6)): forward it unchanged
     /// ([`CreateElicitation::to_json`] writes back the payload as received), or answer
     /// with [`Incoming::unsupported_error`]. Never render it.
     Unknown(CreateElicitation),
@@ -42,7 +42,7 @@ impl Incoming {
     }
 
     /// For a request in an unknown mode, the `-32602` a client that cannot forward it
-    /// answers with (E6); `None` for form and URL.
+    /// answers with ([E6](crate::rules#e6)); `None` for form and URL.
     pub fn unsupported_error(&self) -> Option<JsonRpcError> {
         match self {
             Incoming::Unknown(r) => Some(JsonRpcError::unsupported_mode(r.mode_name())),
@@ -50,8 +50,8 @@ impl Incoming {
         }
     }
 
-    /// For a URL-mode request, what to show before asking the user's consent (S2–S5,
-    /// K3); an error when the URL cannot be offered at all (`javascript:`, `data:`,
+    /// For a URL-mode request, what to show before asking the user's consent ([S2](crate::rules#s2)–[S5](crate::rules#s5),
+    /// [K3](crate::rules#k3)); an error when the URL cannot be offered at all (`javascript:`, `data:`,
     /// `file:`…). `None` for other modes.
     #[cfg(feature = "url")]
     pub fn url_review(
@@ -65,21 +65,21 @@ impl Incoming {
 }
 
 /// Checks the params of an `elicitation/create` against what this client declared,
-/// reading a form's schema with the lenient parse and the default limits (D12).
+/// reading a form's schema with the lenient parse and the default limits ([D12](crate::rules#d12)).
 ///
 /// Answers, as the JSON-RPC error object to send back (code `-32602`, with a `data`
 /// naming the reason, a message and the JSON pointer of the offending member):
-/// - a known mode the client did not declare: `undeclared_mode` (C7, C8). This is
+/// - a known mode the client did not declare: `undeclared_mode` ([C7](crate::rules#c7), [C8](crate::rules#c8)). This is
 ///   checked first, so nothing of a request the client will refuse is parsed;
-/// - params that are not an object, or without a string `mode` (E2: no default mode)
-///   or `message` (E4);
+/// - params that are not an object, or without a string `mode` ([E2](crate::rules#e2): no default mode)
+///   or `message` ([E4](crate::rules#e4));
 /// - not exactly one scope, `toolCallId` without `sessionId`, or a scope member of the
-///   wrong type: `bad_scope` (E3, D1);
-/// - a form whose `requestedSchema` is missing or malformed: `malformed_schema` (F1,
-///   F2), with every issue found;
-/// - a URL request without a string `elicitationId` or an absolute `url` (U1).
+///   wrong type: `bad_scope` ([E3](crate::rules#e3), [D1](crate::rules#d1));
+/// - a form whose `requestedSchema` is missing or malformed: `malformed_schema` ([F1](crate::rules#f1),
+///   [F2](crate::rules#f2)), with every issue found;
+/// - a URL request without a string `elicitationId` or an absolute `url` ([U1](crate::rules#u1)).
 ///
-/// A custom or future mode is accepted as [`Incoming::Unknown`] (E6).
+/// A custom or future mode is accepted as [`Incoming::Unknown`] ([E6](crate::rules#e6)).
 ///
 /// ```
 /// use elicit_core::client::{check_request, Incoming};

@@ -1,16 +1,16 @@
-//! The form engine: the state behind a form-mode dialog, whatever draws it (F3, F4,
-//! K1, K2, K4, D13, E6).
+//! The form engine: the state behind a form-mode dialog, whatever draws it ([F3](crate::rules#f3), [F4](crate::rules#f4),
+//! [K1](crate::rules#k1), [K2](crate::rules#k2), [K4](crate::rules#k4), [D13](crate::rules#d13), [E6](crate::rules#e6)).
 //!
 //! A [`FormEngine`] holds the request's schema, the agent that asks and its message,
 //! and the user's answers. It gives the fields in wire order with what a dialog shows
 //! (label, description, required marker, kind, options), pre-fills declared defaults
-//! (F4), takes answers as typed JSON values or as the text a user typed, checks each
-//! one as it is set, shows every answer for review before sending (K2), and produces
-//! the response: `accept` with content that validates (F3), or `decline` or `cancel`,
-//! which are always available (K1).
+//! ([F4](crate::rules#f4)), takes answers as typed JSON values or as the text a user typed, checks each
+//! one as it is set, shows every answer for review before sending ([K2](crate::rules#k2)), and produces
+//! the response: `accept` with content that validates ([F3](crate::rules#f3)), or `decline` or `cancel`,
+//! which are always available ([K1](crate::rules#k1)).
 //!
 //! Every text of the form (message, titles, descriptions, option labels, answers) is
-//! to be rendered as plain text: no link in a form is clickable (S5).
+//! to be rendered as plain text: no link in a form is clickable ([S5](crate::rules#s5)).
 
 use std::fmt;
 
@@ -23,7 +23,7 @@ use crate::protocol::{CreateElicitation, ElicitationResponse, InvalidParamsReaso
 use crate::schema::check::check_value;
 use crate::schema::{Options, Property, PropertyKind, RequestedSchema, Unenforced};
 
-/// The kind of input a field needs (F2).
+/// The kind of input a field needs ([F2](crate::rules#f2)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FieldKind {
     /// Free text, maybe with a `format` ([`FormField::format`]).
@@ -41,7 +41,7 @@ pub enum FieldKind {
 }
 
 impl FieldKind {
-    /// The kind of a property; `None` for a type this crate does not know (E6).
+    /// The kind of a property; `None` for a type this crate does not know ([E6](crate::rules#e6)).
     fn of(kind: &PropertyKind) -> Option<FieldKind> {
         Some(match kind {
             PropertyKind::String(_) => FieldKind::Text,
@@ -55,7 +55,7 @@ impl FieldKind {
     }
 }
 
-/// A property whose type this crate does not know (E6).
+/// A property whose type this crate does not know ([E6](crate::rules#e6)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownField {
     /// The property's name.
@@ -70,7 +70,7 @@ pub struct UnknownField {
 pub enum FormError {
     /// Some properties have a type this client does not know. Showing the form without
     /// them would send an answer the agent did not ask for, and guessing a widget
-    /// would render an unknown type as a known one (E6).
+    /// would render an unknown type as a known one ([E6](crate::rules#e6)).
     Unrenderable {
         /// Every such property, in order.
         fields: Vec<UnknownField>,
@@ -155,11 +155,11 @@ pub enum FieldErrorKind {
     },
     /// The field is not a select, so options cannot be chosen.
     NotASelect,
-    /// The value breaks the field's rules (F2, V1–V7).
+    /// The value breaks the field's rules ([F2](crate::rules#f2), [V1](crate::rules#v1)–[V7](crate::rules#v7)).
     Invalid(Vec<ValidationErrorKind>),
 }
 
-/// An answer the form refused, naming the field (K2). The previous answer is kept.
+/// An answer the form refused, naming the field ([K2](crate::rules#k2)). The previous answer is kept.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldError {
     /// The field's name (the key in the content).
@@ -214,7 +214,7 @@ pub struct Choice<'a> {
     pub selected: bool,
 }
 
-/// One field of a form, as a dialog shows it (D13: in wire order).
+/// One field of a form, as a dialog shows it ([D13](crate::rules#d13): in wire order).
 #[derive(Debug, Clone, Copy)]
 pub struct FormField<'a> {
     engine: &'a FormEngine,
@@ -223,7 +223,7 @@ pub struct FormField<'a> {
 
 impl<'a> FormField<'a> {
     /// The full property, for every constraint (lengths, bounds, pattern, item
-    /// counts) and the `_meta` (E7).
+    /// counts) and the `_meta` ([E7](crate::rules#e7)).
     pub fn property(&self) -> &'a Property {
         &self.engine.schema.properties()[self.index]
     }
@@ -233,7 +233,7 @@ impl<'a> FormField<'a> {
         self.property().name()
     }
 
-    /// What to show as the field's label: the title, else the name (K1).
+    /// What to show as the field's label: the title, else the name ([K1](crate::rules#k1)).
     pub fn label(&self) -> &'a str {
         self.property().label()
     }
@@ -254,7 +254,7 @@ impl<'a> FormField<'a> {
     }
 
     /// The `format` of a text field (`email`, `uri`, `date`, `date-time`, or an
-    /// unknown one kept as an annotation, D7).
+    /// unknown one kept as an annotation, [D7](crate::rules#d7)).
     pub fn format(&self) -> Option<&'a str> {
         match self.property().schema().kind() {
             PropertyKind::String(s) => s.format.as_ref().map(|f| f.name()),
@@ -295,7 +295,7 @@ impl<'a> FormField<'a> {
         }
     }
 
-    /// The declared `default` (already pre-filled when valid, F4).
+    /// The declared `default` (already pre-filled when valid, [F4](crate::rules#f4)).
     pub fn default_value(&self) -> Option<Value> {
         self.property().schema().default_value()
     }
@@ -312,7 +312,7 @@ impl<'a> FormField<'a> {
             .map(|v| display(self.property().schema().kind(), v))
     }
 
-    /// What the schema declares for this field that is not enforced (D7, D8).
+    /// What the schema declares for this field that is not enforced ([D7](crate::rules#d7), [D8](crate::rules#d8)).
     pub fn unenforced(&self) -> impl Iterator<Item = &'a Unenforced> + 'a {
         let name = self.name();
         self.engine
@@ -322,7 +322,7 @@ impl<'a> FormField<'a> {
     }
 }
 
-/// Every answer, as the user reviews them before sending (K2).
+/// Every answer, as the user reviews them before sending ([K2](crate::rules#k2)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Review {
     agent: AgentIdentity,
@@ -347,17 +347,17 @@ pub struct ReviewEntry {
 }
 
 impl Review {
-    /// The agent asking (K1).
+    /// The agent asking ([K1](crate::rules#k1)).
     pub fn agent(&self) -> &AgentIdentity {
         &self.agent
     }
 
-    /// The request's message (K4).
+    /// The request's message ([K4](crate::rules#k4)).
     pub fn message(&self) -> &str {
         &self.message
     }
 
-    /// Every field with its answer, in order (D13).
+    /// Every field with its answer, in order ([D13](crate::rules#d13)).
     pub fn entries(&self) -> &[ReviewEntry] {
         &self.entries
     }
@@ -389,7 +389,7 @@ impl fmt::Display for Review {
     }
 }
 
-/// The state of one form-mode dialog (F3, F4, K1, K2, K4, D13, E6).
+/// The state of one form-mode dialog ([F3](crate::rules#f3), [F4](crate::rules#f4), [K1](crate::rules#k1), [K2](crate::rules#k2), [K4](crate::rules#k4), [D13](crate::rules#d13), [E6](crate::rules#e6)).
 ///
 /// ```
 /// use elicit_core::client::{AgentIdentity, FormEngine};
@@ -433,9 +433,9 @@ pub struct FormEngine {
 
 impl FormEngine {
     /// The engine of a form: `schema` as read by the lenient parse, the agent asking
-    /// (K1) and its message (K4). Declared defaults that are valid are pre-filled (F4).
+    /// ([K1](crate::rules#k1)) and its message ([K4](crate::rules#k4)). Declared defaults that are valid are pre-filled ([F4](crate::rules#f4)).
     ///
-    /// Refused when a property has a type this crate does not know (E6).
+    /// Refused when a property has a type this crate does not know ([E6](crate::rules#e6)).
     pub fn new(
         schema: &RequestedSchema,
         agent: AgentIdentity,
@@ -490,12 +490,12 @@ impl FormEngine {
         }
     }
 
-    /// The agent asking (K1): show it with the form.
+    /// The agent asking ([K1](crate::rules#k1)): show it with the form.
     pub fn agent(&self) -> &AgentIdentity {
         &self.agent
     }
 
-    /// The request's message (K4): show it with the form.
+    /// The request's message ([K4](crate::rules#k4)): show it with the form.
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -515,7 +515,7 @@ impl FormEngine {
         &self.schema
     }
 
-    /// The fields, in wire order (D13).
+    /// The fields, in wire order ([D13](crate::rules#d13)).
     pub fn fields(&self) -> impl ExactSizeIterator<Item = FormField<'_>> + '_ {
         (0..self.kinds.len()).map(move |index| FormField {
             engine: self,
@@ -531,8 +531,8 @@ impl FormEngine {
         })
     }
 
-    /// What the schema declares that is not enforced (unknown formats, D7; patterns
-    /// the engine cannot run, D8; unknown keywords): show it, so that the user and the
+    /// What the schema declares that is not enforced (unknown formats, [D7](crate::rules#d7); patterns
+    /// the engine cannot run, [D8](crate::rules#d8); unknown keywords): show it, so that the user and the
     /// client know these rules are not checked here.
     pub fn unenforced(&self) -> &[Unenforced] {
         &self.unenforced
@@ -573,8 +573,8 @@ impl FormEngine {
 
     /// Sets an answer from a typed value: a string, an integer, a number, a boolean,
     /// or an array of option values, exactly as it goes into the content. Checked now
-    /// (F3): a refused value leaves the previous answer in place. An integer written
-    /// as `3.0` is stored as `3` (V2).
+    /// ([F3](crate::rules#f3)): a refused value leaves the previous answer in place. An integer written
+    /// as `3.0` is stored as `3` ([V2](crate::rules#v2)).
     pub fn set(&mut self, name: &str, value: impl Into<Value>) -> Result<(), FieldError> {
         let index = self.index(name)?;
         let value = normalize(self.kind_of(index), value.into());
@@ -583,7 +583,7 @@ impl FormEngine {
 
     /// Sets an answer from what the user typed, read by the field's kind:
     /// - text: taken as typed;
-    /// - integer: `3`, `-3`, and numbers with a zero fraction such as `3.0` (V2);
+    /// - integer: `3`, `-3`, and numbers with a zero fraction such as `3.0` ([V2](crate::rules#v2));
     /// - number: any finite decimal number (`2.5`, `1e3`);
     /// - boolean: `yes`/`no`, `true`/`false`, `y`/`n`, `on`/`off`, `1`/`0`, in any case;
     /// - single-select: an option's value or title (values first, then titles, then
@@ -704,7 +704,7 @@ impl FormEngine {
         }
     }
 
-    /// The content as it stands: every answered field, in order (D13).
+    /// The content as it stands: every answered field, in order ([D13](crate::rules#d13)).
     pub fn content(&self) -> Map<String, Value> {
         self.schema
             .properties()
@@ -714,7 +714,7 @@ impl FormEngine {
             .collect()
     }
 
-    /// Every answer, for the user to review before sending (K2), with what would
+    /// Every answer, for the user to review before sending ([K2](crate::rules#k2)), with what would
     /// stop the form from being sent.
     pub fn review(&self) -> Review {
         let entries = self
@@ -736,7 +736,7 @@ impl FormEngine {
     }
 
     /// `accept` with the answers, when they validate against the schema as a whole
-    /// (F3: re-checked with [`RequestedSchema::validate`], required fields included);
+    /// ([F3](crate::rules#f3): re-checked with [`RequestedSchema::validate`], required fields included);
     /// otherwise every problem, and nothing is sent.
     pub fn submit(&self) -> Result<ElicitationResponse, ValidationErrors> {
         let content = self.content();
@@ -744,12 +744,12 @@ impl FormEngine {
         Ok(ElicitationResponse::accept(content))
     }
 
-    /// `decline`: the user explicitly refused (K1, R1). Always available.
+    /// `decline`: the user explicitly refused ([K1](crate::rules#k1), [R1](crate::rules#r1)). Always available.
     pub fn decline(&self) -> ElicitationResponse {
         ElicitationResponse::decline()
     }
 
-    /// `cancel`: the user dismissed the form (K1, R1). Always available.
+    /// `cancel`: the user dismissed the form ([K1](crate::rules#k1), [R1](crate::rules#r1)). Always available.
     pub fn cancel(&self) -> ElicitationResponse {
         ElicitationResponse::cancel()
     }
@@ -768,7 +768,7 @@ const I64_FLOAT_RANGE: std::ops::Range<f64> =
     -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
 
 /// An integer property's value written as a double with a zero fraction becomes that
-/// integer (V2), so an agent with a strict integer parser reads it too.
+/// integer ([V2](crate::rules#v2)), so an agent with a strict integer parser reads it too.
 fn normalize(kind: &PropertyKind, value: Value) -> Value {
     if let (PropertyKind::Integer(_), Value::Number(n)) = (kind, &value) {
         if !n.is_i64() && !n.is_u64() {
@@ -820,7 +820,7 @@ fn parse_integer(text: &str) -> Option<i64> {
     (f.fract() == 0.0 && I64_FLOAT_RANGE.contains(&f)).then_some(f as i64)
 }
 
-/// A finite number; an integer stays an integer on the wire (V3 accepts it).
+/// A finite number; an integer stays an integer on the wire ([V3](crate::rules#v3) accepts it).
 fn parse_number(text: &str) -> Option<Value> {
     if let Ok(i) = text.parse::<i64>() {
         return Some(Value::from(i));

@@ -1,4 +1,4 @@
-//! Who is asking: the agent a client shows beside every elicitation (K1).
+//! Who is asking: the agent a client shows beside every elicitation ([K1](crate::rules#k1)).
 
 use std::fmt;
 
@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// The agent that sent an elicitation, as the client knows it from `initialize`
 /// (`agentInfo`: `name`, `title`, `version`). A client shows it with every request so
-/// the user knows which agent is asking (K1).
+/// the user knows which agent is asking ([K1](crate::rules#k1)).
 ///
 /// Identify the agent by the connection the request came in on, never by anything in
 /// the request itself: an agent could claim to be another.

@@ -2,12 +2,12 @@
 //! it remembers after.
 //!
 //! - [`check_request`]: whether an `elicitation/create` can be honoured, or the
-//!   `-32602` error to answer with (C8, D1, E6).
+//!   `-32602` error to answer with ([C8](crate::rules#c8), [D1](crate::rules#d1), [E6](crate::rules#e6)).
 //! - [`FormEngine`]: the state of a form-mode dialog: fields in order, defaults,
-//!   answers checked as they are set, review, and the response (F3, F4, K1, K2, K4).
+//!   answers checked as they are set, review, and the response ([F3](crate::rules#f3), [F4](crate::rules#f4), [K1](crate::rules#k1), [K2](crate::rules#k2), [K4](crate::rules#k4)).
 //! - `UrlReview` (feature `url`): what to show before opening a URL-mode
-//!   elicitation (S2-S5, K3).
-//! - [`CompletionTracker`]: which `elicitation/complete` notifications to act on (U6).
+//!   elicitation ([S2](crate::rules#s2)-S5, [K3](crate::rules#k3)).
+//! - [`CompletionTracker`]: which `elicitation/complete` notifications to act on ([U6](crate::rules#u6)).
 //!
 //! ```
 //! use elicit_core::client::{check_request, AgentIdentity, FormEngine, Incoming};

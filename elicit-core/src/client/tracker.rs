@@ -1,4 +1,4 @@
-//! The client's record of URL elicitations awaiting `elicitation/complete` (U5, U6).
+//! The client's record of URL elicitations awaiting `elicitation/complete` ([U5](crate::rules#u5), [U6](crate::rules#u6)).
 
 use std::collections::VecDeque;
 
@@ -13,7 +13,7 @@ pub enum Completion {
     /// A URL elicitation received on this connection finished: update the UI (close
     /// the waiting indicator, retry what waited on it). Reported once per id.
     Completed(String),
-    /// Nothing to do (U6).
+    /// Nothing to do ([U6](crate::rules#u6)).
     Ignored(Ignored),
 }
 
@@ -24,7 +24,7 @@ impl Completion {
     }
 }
 
-/// Why a notification is ignored (U6).
+/// Why a notification is ignored ([U6](crate::rules#u6)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Ignored {
     /// No URL elicitation with this id was received on this connection (or it was
@@ -37,8 +37,8 @@ pub enum Ignored {
 }
 
 /// The ids of the URL elicitations received on one connection, to report each
-/// completion once and only for a known id (U6). Ids are opaque strings, compared
-/// exactly (U4).
+/// completion once and only for a known id ([U6](crate::rules#u6)). Ids are opaque strings, compared
+/// exactly ([U4](crate::rules#u4)).
 ///
 /// Memory is bounded: at most [`capacity`](Self::capacity) ids awaiting completion
 /// and as many completed ones are kept, the oldest forgotten first. A completion for
@@ -48,7 +48,7 @@ pub enum Ignored {
 /// once.
 ///
 /// One tracker per connection, owned by whatever handles that connection's messages,
-/// hence `&mut self`: there is nothing to share between connections (U5: a
+/// hence `&mut self`: there is nothing to share between connections ([U5](crate::rules#u5): a
 /// completion only concerns the connection that received the request).
 ///
 /// ```
@@ -104,7 +104,7 @@ impl CompletionTracker {
 
     /// Remembers the id of a URL-mode request received on this connection. Returns
     /// whether it is newly awaited: `false` for another mode, and for an id already
-    /// awaited (an agent must not reuse an outstanding id, U4).
+    /// awaited (an agent must not reuse an outstanding id, [U4](crate::rules#u4)).
     pub fn track(&mut self, request: &CreateElicitation) -> bool {
         match request.elicitation_id() {
             Some(id) => self.track_id(id),
@@ -112,7 +112,7 @@ impl CompletionTracker {
         }
     }
 
-    /// Remembers an id. An id that completed before may be awaited again: U4 only
+    /// Remembers an id. An id that completed before may be awaited again: [U4](crate::rules#u4) only
     /// keeps ids unique among the outstanding ones.
     pub fn track_id(&mut self, elicitation_id: impl Into<String>) -> bool {
         let id = elicitation_id.into();
@@ -146,7 +146,7 @@ impl CompletionTracker {
     }
 
     /// Handles an `elicitation/complete` notification: reported once for an awaited
-    /// id, ignored otherwise (U6).
+    /// id, ignored otherwise ([U6](crate::rules#u6)).
     pub fn complete(&mut self, notification: &CompleteElicitation) -> Completion {
         let id = notification.elicitation_id();
         if let Some(at) = self.pending.iter().position(|p| p == id) {
@@ -165,7 +165,7 @@ impl CompletionTracker {
     }
 
     /// Handles the raw params of an `elicitation/complete` notification. A
-    /// notification has no response, so malformed params are ignored too (U6).
+    /// notification has no response, so malformed params are ignored too ([U6](crate::rules#u6)).
     pub fn complete_params(&mut self, params: &Value) -> Completion {
         match CompleteElicitation::from_json(params) {
             Ok(notification) => self.complete(&notification),

@@ -1,15 +1,15 @@
-//! What a client shows before opening the URL of a URL-mode elicitation (S2–S5, K3).
+//! What a client shows before opening the URL of a URL-mode elicitation ([S2](crate::rules#s2)–[S5](crate::rules#s5), [K3](crate::rules#k3)).
 //!
 //! [`UrlReview::new`] takes the `url` of an `elicitation/create` request exactly as
 //! received and either refuses it ([`UrlError`]: only `http` and `https` URLs can be
-//! reviewed) or returns what the consent dialog needs: the full URL to display (S2),
-//! the host in Unicode and ASCII with the registrable domain to highlight (S4, K3),
-//! and the [`UrlWarning`]s about anything suspicious or ambiguous (S4).
+//! reviewed) or returns what the consent dialog needs: the full URL to display ([S2](crate::rules#s2)),
+//! the host in Unicode and ASCII with the registrable domain to highlight ([S4](crate::rules#s4), [K3](crate::rules#k3)),
+//! and the [`UrlWarning`]s about anything suspicious or ambiguous ([S4](crate::rules#s4)).
 //!
-//! Nothing is fetched or resolved, here or anywhere in this crate (S2): the review is
+//! Nothing is fetched or resolved, here or anywhere in this crate ([S2](crate::rules#s2)): the review is
 //! a function of the text alone. Opening the URL after consent, in a context that
-//! keeps the language models away from the page (S3), is the client's job, and so is
-//! rendering only this URL as clickable (S5).
+//! keeps the language models away from the page ([S3](crate::rules#s3)), is the client's job, and so is
+//! rendering only this URL as clickable ([S5](crate::rules#s5)).
 //!
 //! ```
 //! use elicit_core::client::{UrlReview, UrlWarning};
@@ -34,18 +34,18 @@ pub use crate::url_safety::UrlPart;
 use crate::url_safety::{self, SchemeKind};
 
 /// The longest input, in bytes, that [`UrlReview::new`] accepts. Longer than this, a
-/// URL cannot be shown in full for a person to read (S2), and refusing early bounds
-/// the work done on hostile input (D12). Above 2048 characters a reviewable URL
+/// URL cannot be shown in full for a person to read ([S2](crate::rules#s2)), and refusing early bounds
+/// the work done on hostile input ([D12](crate::rules#d12)). Above 2048 characters a reviewable URL
 /// already gets [`UrlWarning::VeryLong`].
 pub const MAX_REVIEWABLE_LENGTH: usize = 16 * 1024;
 
 /// A URL-mode elicitation's URL, checked and taken apart for the consent dialog
-/// (S2, S4, K3).
+/// ([S2](crate::rules#s2), [S4](crate::rules#s4), [K3](crate::rules#k3)).
 ///
 /// Show [`full_url`](Self::full_url) in full, the host with its
 /// [`registrable_domain`](Self::registrable_domain) highlighted, and every warning,
 /// before asking the user whether to open it; open that URL only after an
-/// explicit yes (S2).
+/// explicit yes ([S2](crate::rules#s2)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlReview {
     url: Url,
@@ -184,7 +184,7 @@ impl UrlReview {
         warnings
     }
 
-    /// S4: warnings about the host.
+    /// [S4](crate::rules#s4): warnings about the host.
     fn host_warnings(&self, host: &Host<&str>, raw: &str, warnings: &mut Vec<UrlWarning>) {
         let host_ascii = self.host_ascii();
         if let Some(address) = url_safety::ip_address(host) {
@@ -234,7 +234,7 @@ impl UrlReview {
         }
     }
 
-    /// The URL to display in full before asking for consent (S2), and the exact text
+    /// The URL to display in full before asking for consent ([S2](crate::rules#s2)), and the exact text
     /// that will be opened.
     ///
     /// It is the URL's standard (WHATWG) serialization, which is pure ASCII: the host
@@ -250,7 +250,7 @@ impl UrlReview {
         self.url.scheme()
     }
 
-    /// The host as the user should read it (K3): internationalized names in Unicode
+    /// The host as the user should read it ([K3](crate::rules#k3)): internationalized names in Unicode
     /// (`раураl.com`), IP addresses as written in the URL's serialization
     /// (`192.168.1.1`, `[::1]`).
     pub fn host_unicode(&self) -> &str {
@@ -263,7 +263,7 @@ impl UrlReview {
         self.url.host_str().unwrap_or_default()
     }
 
-    /// The part of [`host_unicode`](Self::host_unicode) to highlight (S4): the
+    /// The part of [`host_unicode`](Self::host_unicode) to highlight ([S4](crate::rules#s4)): the
     /// registrable domain by the public suffix list, the name someone registered
     /// (`foo.bar.co.uk` → `bar.co.uk`, `alice.github.io` → `alice.github.io`). It
     /// always ends `host_unicode`, so the highlight starts at
@@ -288,7 +288,7 @@ impl UrlReview {
         self.url.port()
     }
 
-    /// Everything suspicious or ambiguous about the URL (S4), to show with it. Empty
+    /// Everything suspicious or ambiguous about the URL ([S4](crate::rules#s4)), to show with it. Empty
     /// for an ordinary `https` URL on a public domain.
     pub fn warnings(&self) -> &[UrlWarning] {
         &self.warnings
@@ -304,7 +304,7 @@ fn nth_label_start(host: &str, n: usize) -> Option<usize> {
 }
 
 /// Something suspicious or ambiguous about a URL that the user should see before
-/// agreeing to open it (S4). `Display` writes one sentence for that person.
+/// agreeing to open it ([S4](crate::rules#s4)). `Display` writes one sentence for that person.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UrlWarning {
@@ -328,7 +328,7 @@ pub enum UrlWarning {
         character: char,
     },
     /// The URL uses `http`, not `https`: the page and what the user types into it
-    /// travel unencrypted (S1).
+    /// travel unencrypted ([S1](crate::rules#s1)).
     NotHttps,
     /// The URL has user-info before `@`: in `https://bank.example@evil.example/` the
     /// site is `evil.example`, and `bank.example` is only a user name.
@@ -404,7 +404,7 @@ pub enum UrlWarning {
     },
     /// The URL seems to carry a credential (a token, a key, a password, a session id,
     /// a pre-signed signature): anyone who sees it may be able to use it, and an
-    /// agent must not send one (S1, U3).
+    /// agent must not send one ([S1](crate::rules#s1), [U3](crate::rules#u3)).
     CredentialLike {
         /// Where it is.
         part: UrlPart,
@@ -412,7 +412,7 @@ pub enum UrlWarning {
         what: String,
     },
     /// The URL seems to carry personal data (an email address, a phone number, a
-    /// name), which an agent must not put in a URL (S1).
+    /// name), which an agent must not put in a URL ([S1](crate::rules#s1)).
     PersonalData {
         /// Where it is.
         part: UrlPart,

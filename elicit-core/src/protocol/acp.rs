@@ -16,13 +16,13 @@
 //! JSON of the source, member for member and number for number; a conversion that would
 //! drop or change anything fails with the JSON pointer of the first difference instead.
 //! Such cases exist in both directions: the official types hold no annotation keyword
-//! (`$schema`, `examples`) and no content value beyond the five of R3, and integers
+//! (`$schema`, `examples`) and no content value beyond the five of [R3](crate::rules#r3), and integers
 //! beyond int64 become doubles; this crate's strict parse refuses schemas the official
-//! types accept (D2–D4, D11).
+//! types accept ([D2](crate::rules#d2)–[D4](crate::rules#d4), [D11](crate::rules#d11)).
 //!
 //! One thing the official types cannot hold is order: they keep properties, unknown
 //! members and content in `BTreeMap`s, sorted by name. Converting into them loses the
-//! property order (D13) and that alone; coming back, properties are in name order and
+//! property order ([D13](crate::rules#d13)) and that alone; coming back, properties are in name order and
 //! `required`, which this crate lists in property order, follows. The check compares
 //! objects without regard to member order and `required` as a set. An agent that wants
 //! its form in declaration order sends this crate's types.
@@ -62,11 +62,11 @@ pub enum AcpConversionError {
         /// JSON pointer of the first member that differs.
         pointer: String,
     },
-    /// This crate refuses the official value's schema (strict parse, F1, F2, D2–D14).
+    /// This crate refuses the official value's schema (strict parse, [F1](crate::rules#f1), [F2](crate::rules#f2), [D2](crate::rules#d2)–[D14](crate::rules#d14)).
     Schema(SchemaError),
-    /// This crate refuses the official value's request params (D1, E2–E4, U1).
+    /// This crate refuses the official value's request params ([D1](crate::rules#d1), [E2](crate::rules#e2)–[E4](crate::rules#e4), [U1](crate::rules#u1)).
     Params(ParamsError),
-    /// This crate refuses the official value's response (R1–R3).
+    /// This crate refuses the official value's response ([R1](crate::rules#r1)–[R3](crate::rules#r3)).
     Response(ResponseError),
     /// An absent capability has no official `ElicitationCapabilities` (use
     /// `Option<ElicitationCapabilities>`).
@@ -300,7 +300,7 @@ impl TryFrom<&official::CreateElicitationRequest> for CreateElicitation {
 
     /// With the strict schema parse; see [`create_elicitation_from_acp`] for other
     /// options. The official type accepts both scopes at once; this crate refuses that
-    /// (D1).
+    /// ([D1](crate::rules#d1)).
     fn try_from(request: &official::CreateElicitationRequest) -> Result<Self, AcpConversionError> {
         create_elicitation_from_acp(request, &ParseOptions::strict())
     }
@@ -335,7 +335,7 @@ impl TryFrom<&ElicitationResponse> for official::CreateElicitationResponse {
     type Error = AcpConversionError;
 
     /// Fails for content the official type cannot hold: values other than the five of
-    /// R3, integers beyond int64.
+    /// [R3](crate::rules#r3), integers beyond int64.
     fn try_from(response: &ElicitationResponse) -> Result<Self, AcpConversionError> {
         into_official(&response.to_json(), "CreateElicitationResponse")
     }
@@ -405,7 +405,7 @@ impl From<official::CompleteElicitationNotification> for CompleteElicitation {
 // Capabilities
 
 impl From<&official::ElicitationCapabilities> for ElicitationCapabilities {
-    /// A present capability with the same modes and `_meta`s (C3, E7).
+    /// A present capability with the same modes and `_meta`s ([C3](crate::rules#c3), [E7](crate::rules#e7)).
     fn from(caps: &official::ElicitationCapabilities) -> Self {
         let mut ours = ElicitationCapabilities::new().with_meta(caps.meta.clone());
         if let Some(form) = &caps.form {
@@ -428,21 +428,21 @@ impl From<official::ElicitationCapabilities> for ElicitationCapabilities {
 }
 
 impl From<Option<&official::ElicitationCapabilities>> for ElicitationCapabilities {
-    /// `None` is the absent capability (C2).
+    /// `None` is the absent capability ([C2](crate::rules#c2)).
     fn from(caps: Option<&official::ElicitationCapabilities>) -> Self {
         caps.map_or_else(ElicitationCapabilities::absent, Self::from)
     }
 }
 
 impl From<Option<official::ElicitationCapabilities>> for ElicitationCapabilities {
-    /// `None` is the absent capability (C2).
+    /// `None` is the absent capability ([C2](crate::rules#c2)).
     fn from(caps: Option<official::ElicitationCapabilities>) -> Self {
         Self::from(caps.as_ref())
     }
 }
 
 impl From<&ElicitationCapabilities> for Option<official::ElicitationCapabilities> {
-    /// `None` for the absent capability (C2).
+    /// `None` for the absent capability ([C2](crate::rules#c2)).
     fn from(caps: &ElicitationCapabilities) -> Self {
         if !caps.is_present() {
             return None;
@@ -466,7 +466,7 @@ impl From<&ElicitationCapabilities> for Option<official::ElicitationCapabilities
 impl TryFrom<&ElicitationCapabilities> for official::ElicitationCapabilities {
     type Error = AcpConversionError;
 
-    /// Fails for the absent capability, which the official type cannot express (C2).
+    /// Fails for the absent capability, which the official type cannot express ([C2](crate::rules#c2)).
     fn try_from(caps: &ElicitationCapabilities) -> Result<Self, AcpConversionError> {
         Option::<official::ElicitationCapabilities>::from(caps)
             .ok_or(AcpConversionError::AbsentCapability)

@@ -1,14 +1,14 @@
-//! The client's `elicitation` capability, as ACP reads it (C1–C6).
+//! The client's `elicitation` capability, as ACP reads it ([C1](crate::rules#c1)–[C6](crate::rules#c6)).
 //!
 //! Four situations must stay apart:
-//! - no capability at all: the member is omitted or `null` (C2);
-//! - a capability that declares no mode: `{}` or `{"form": null, "url": null}` (C4);
+//! - no capability at all: the member is omitted or `null` ([C2](crate::rules#c2));
+//! - a capability that declares no mode: `{}` or `{"form": null, "url": null}` ([C4](crate::rules#c4));
 //! - one mode, or both: a mode counts only when its member is present and not `null`
-//!   (C3).
+//!   ([C3](crate::rules#c3)).
 //!
-//! MCP reads `{}` as "form only"; ACP does not (C5). MCP's reading lives in
+//! MCP reads `{}` as "form only"; ACP does not ([C5](crate::rules#c5)). MCP's reading lives in
 //! [`super::mcp::McpElicitationCapabilities`], a different type, so the two cannot be
-//! confused. Every optional member is default-on-error (C6): a malformed value reads as
+//! confused. Every optional member is default-on-error ([C6](crate::rules#c6)): a malformed value reads as
 //! absent instead of failing the whole `initialize`.
 
 use std::fmt;
@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::schema::Meta;
 
-/// An elicitation mode a client can declare and an agent can request (C1, E2).
+/// An elicitation mode a client can declare and an agent can request ([C1](crate::rules#c1), [E2](crate::rules#e2)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Mode {
     /// Form mode: the client renders a form from a `requestedSchema` (F).
@@ -40,7 +40,7 @@ impl Mode {
         }
     }
 
-    /// The mode with this wire name; `None` for a custom or future mode (E6).
+    /// The mode with this wire name; `None` for a custom or future mode ([E6](crate::rules#e6)).
     pub fn from_wire(name: &str) -> Option<Mode> {
         match name {
             "form" => Some(Mode::Form),
@@ -57,7 +57,7 @@ impl fmt::Display for Mode {
 }
 
 /// The object declaring one mode (`"form": {}` or `"url": {}`): empty but for an
-/// optional `_meta` (C3, E7).
+/// optional `_meta` ([C3](crate::rules#c3), [E7](crate::rules#e7)).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ModeCapability {
     meta: Option<Meta>,
@@ -69,18 +69,18 @@ impl ModeCapability {
         ModeCapability { meta: None }
     }
 
-    /// Sets `_meta` (E7).
+    /// Sets `_meta` ([E7](crate::rules#e7)).
     pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
         self.meta = meta;
         self
     }
 
-    /// `_meta` (E7), as received.
+    /// `_meta` ([E7](crate::rules#e7)), as received.
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
     }
 
-    /// Reads a mode member: `None` for absent, `null` or malformed (C3, C6).
+    /// Reads a mode member: `None` for absent, `null` or malformed ([C3](crate::rules#c3), [C6](crate::rules#c6)).
     pub(crate) fn from_member(json: Option<&Value>) -> Option<ModeCapability> {
         let obj = json?.as_object()?;
         Some(ModeCapability {
@@ -97,13 +97,13 @@ impl ModeCapability {
     }
 }
 
-/// `_meta` is default-on-error (C6): anything but an object reads as absent.
+/// `_meta` is default-on-error ([C6](crate::rules#c6)): anything but an object reads as absent.
 pub(crate) fn read_meta(obj: &Map<String, Value>) -> Option<Meta> {
     obj.get("_meta").and_then(Value::as_object).cloned()
 }
 
 /// What a client declared in `clientCapabilities.elicitation`, read the ACP way
-/// (C1–C6).
+/// ([C1](crate::rules#c1)–[C6](crate::rules#c6)).
 ///
 /// ```
 /// use elicit_core::protocol::{ElicitationCapabilities, Mode};
@@ -123,7 +123,7 @@ pub(crate) fn read_meta(obj: &Map<String, Value>) -> Option<Meta> {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ElicitationCapabilities {
-    /// `None`: the member is omitted or `null` (C2). The other fields are then unset.
+    /// `None`: the member is omitted or `null` ([C2](crate::rules#c2)). The other fields are then unset.
     present: Option<Declared>,
 }
 
@@ -135,12 +135,12 @@ struct Declared {
 }
 
 impl ElicitationCapabilities {
-    /// No elicitation capability at all (C2): the member is left out.
+    /// No elicitation capability at all ([C2](crate::rules#c2)): the member is left out.
     pub fn absent() -> Self {
         ElicitationCapabilities { present: None }
     }
 
-    /// A present capability that declares no mode: `{}` (C4).
+    /// A present capability that declares no mode: `{}` ([C4](crate::rules#c4)).
     pub fn new() -> Self {
         ElicitationCapabilities {
             present: Some(Declared::default()),
@@ -175,15 +175,15 @@ impl ElicitationCapabilities {
         self
     }
 
-    /// Sets the capability's own `_meta` (E7), making it present if it was absent.
+    /// Sets the capability's own `_meta` ([E7](crate::rules#e7)), making it present if it was absent.
     pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
         self.present.get_or_insert_with(Declared::default).meta = meta;
         self
     }
 
     /// Reads the value of the `elicitation` member of `clientCapabilities`, `None`
-    /// when the member is omitted (C2–C6). Never fails: a malformed value (not an
-    /// object) reads as absent (C6), a malformed mode as undeclared, a malformed
+    /// when the member is omitted ([C2](crate::rules#c2)–[C6](crate::rules#c6)). Never fails: a malformed value (not an
+    /// object) reads as absent ([C6](crate::rules#c6)), a malformed mode as undeclared, a malformed
     /// `_meta` as no `_meta`.
     pub fn from_json(json: Option<&Value>) -> Self {
         let Some(obj) = json.and_then(Value::as_object) else {
@@ -207,7 +207,7 @@ impl ElicitationCapabilities {
 
     /// The wire JSON of the `elicitation` member, `None` when absent (leave the member
     /// out). A declared mode is always written as its own object: `{}` is never
-    /// written to mean form (C4, C5).
+    /// written to mean form ([C4](crate::rules#c4), [C5](crate::rules#c5)).
     pub fn to_json(&self) -> Option<Value> {
         let declared = self.present.as_ref()?;
         let mut map = Map::new();
@@ -223,13 +223,13 @@ impl ElicitationCapabilities {
         Some(Value::Object(map))
     }
 
-    /// Whether the client declared elicitation at all, even with no mode (C2, C4).
+    /// Whether the client declared elicitation at all, even with no mode ([C2](crate::rules#c2), [C4](crate::rules#c4)).
     pub fn is_present(&self) -> bool {
         self.present.is_some()
     }
 
-    /// Whether the client declared this mode (C3). An agent MUST NOT request a mode
-    /// for which this is false (C7).
+    /// Whether the client declared this mode ([C3](crate::rules#c3)). An agent MUST NOT request a mode
+    /// for which this is false ([C7](crate::rules#c7)).
     pub fn supports(&self, mode: Mode) -> bool {
         self.mode(mode).is_some()
     }
@@ -248,14 +248,14 @@ impl ElicitationCapabilities {
         }
     }
 
-    /// The capability's own `_meta` (E7).
+    /// The capability's own `_meta` ([E7](crate::rules#e7)).
     pub fn meta(&self) -> Option<&Meta> {
         self.present.as_ref()?.meta.as_ref()
     }
 }
 
 impl Serialize for ElicitationCapabilities {
-    /// An absent capability serializes as `null` (C2: the same as omitted); skip the
+    /// An absent capability serializes as `null` ([C2](crate::rules#c2): the same as omitted); skip the
     /// member with `#[serde(skip_serializing_if = "…")]` and [`Self::is_present`] to
     /// leave it out instead.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -274,7 +274,7 @@ impl Serialize for ElicitationCapabilities {
 }
 
 impl<'de> Deserialize<'de> for ElicitationCapabilities {
-    /// Never fails on a well-formed JSON value (C6); `null` is absent (C2). Use
+    /// Never fails on a well-formed JSON value ([C6](crate::rules#c6)); `null` is absent ([C2](crate::rules#c2)). Use
     /// `#[serde(default)]` on the member so an omitted one is absent too.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let json = Value::deserialize(deserializer)?;

@@ -1,4 +1,4 @@
-//! The params of the `elicitation/complete` notification (U5): `{"elicitationId",
+//! The params of the `elicitation/complete` notification ([U5](crate::rules#u5)): `{"elicitationId",
 //! "_meta"?}`.
 
 use serde::ser::SerializeMap;
@@ -11,7 +11,7 @@ use super::ELICITATION_COMPLETE;
 use crate::schema::Meta;
 
 /// The agent's notice that the external interaction of a URL elicitation finished
-/// (U5). The client ignores unknown or already-completed ids (U6).
+/// ([U5](crate::rules#u5)). The client ignores unknown or already-completed ids ([U6](crate::rules#u6)).
 ///
 /// ```
 /// use elicit_core::protocol::CompleteElicitation;
@@ -29,7 +29,7 @@ pub struct CompleteElicitation {
 }
 
 impl CompleteElicitation {
-    /// The JSON-RPC method of the notification: `elicitation/complete` (U5).
+    /// The JSON-RPC method of the notification: `elicitation/complete` ([U5](crate::rules#u5)).
     pub const METHOD: &'static str = ELICITATION_COMPLETE;
 
     /// The notification for this elicitation id.
@@ -40,23 +40,23 @@ impl CompleteElicitation {
         }
     }
 
-    /// Sets `_meta` (E7).
+    /// Sets `_meta` ([E7](crate::rules#e7)).
     pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
         self.meta = meta;
         self
     }
 
-    /// The id of the URL elicitation that completed (U5).
+    /// The id of the URL elicitation that completed ([U5](crate::rules#u5)).
     pub fn elicitation_id(&self) -> &str {
         &self.elicitation_id
     }
 
-    /// `_meta` (E7).
+    /// `_meta` ([E7](crate::rules#e7)).
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
     }
 
-    /// Reads the params. A malformed `_meta` reads as absent (C6).
+    /// Reads the params. A malformed `_meta` reads as absent ([C6](crate::rules#c6)).
     pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
         let obj = json
             .as_object()

@@ -1,13 +1,13 @@
-//! The params of `elicitation/create` (E1–E7, U1, D1).
+//! The params of `elicitation/create` ([E1](crate::rules#e1)–[E7](crate::rules#e7), [U1](crate::rules#u1), [D1](crate::rules#d1)).
 //!
 //! One type for the three shapes a request can take: form (`requestedSchema`), URL
 //! (`elicitationId`, `url`) and a custom or future mode this crate does not know. The
 //! last is kept as received, member for member, and can never be read as form or URL
-//! (E6). A malformed *known* mode (`"mode": "form"` without a schema) is an error, not
+//! ([E6](crate::rules#e6)). A malformed *known* mode (`"mode": "form"` without a schema) is an error, not
 //! an unknown mode.
 //!
-//! Scope is flattened into the params (E3): `sessionId` (+ `toolCallId`) or
-//! `requestId`, exactly one (D1). [`Scope`] makes any other combination impossible to
+//! Scope is flattened into the params ([E3](crate::rules#e3)): `sessionId` (+ `toolCallId`) or
+//! `requestId`, exactly one ([D1](crate::rules#d1)). [`Scope`] makes any other combination impossible to
 //! build; reading one is an error a client answers with `-32602`.
 
 use std::ops::Deref;
@@ -23,10 +23,10 @@ use super::ELICITATION_CREATE;
 use crate::format::Format;
 use crate::schema::{Meta, ParseOptions, RequestedSchema};
 
-/// What an elicitation is tied to (E3): a session (optionally one tool call in it), or
+/// What an elicitation is tied to ([E3](crate::rules#e3)): a session (optionally one tool call in it), or
 /// a JSON-RPC request made outside any session (e.g. during authentication).
 ///
-/// Exactly one scope per request (D1); `toolCallId` exists only inside a session scope.
+/// Exactly one scope per request ([D1](crate::rules#d1)); `toolCallId` exists only inside a session scope.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Scope {
     /// `sessionId`, and `toolCallId` when the elicitation belongs to one tool call.
@@ -60,7 +60,7 @@ impl Scope {
         }
     }
 
-    /// A request scope (a string or integer id; never `null`, E3).
+    /// A request scope (a string or integer id; never `null`, [E3](crate::rules#e3)).
     pub fn request(request_id: impl Into<RequestId>) -> Self {
         Scope::Request {
             request_id: request_id.into(),
@@ -91,8 +91,8 @@ impl Scope {
         }
     }
 
-    /// Reads the scope members of a params object (E3, D1). A malformed or `null`
-    /// `toolCallId` reads as absent (C6: the schema marks it default-on-error).
+    /// Reads the scope members of a params object ([E3](crate::rules#e3), [D1](crate::rules#d1)). A malformed or `null`
+    /// `toolCallId` reads as absent ([C6](crate::rules#c6): the schema marks it default-on-error).
     pub(crate) fn from_params(obj: &Map<String, Value>) -> Result<Scope, ParamsError> {
         let tool_call_id = obj.get("toolCallId").and_then(Value::as_str);
         match (obj.get("sessionId"), obj.get("requestId")) {
@@ -179,19 +179,19 @@ impl Deref for SchemaRef {
 /// it to handle each mode. Only a request read from the wire can be `Other`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ModeParams<'a> {
-    /// Form mode (F1, F2).
+    /// Form mode ([F1](crate::rules#f1), [F2](crate::rules#f2)).
     Form {
         /// The form to render.
         requested_schema: &'a RequestedSchema,
     },
-    /// URL mode (U1).
+    /// URL mode ([U1](crate::rules#u1)).
     Url {
-        /// The agent's opaque id for this elicitation (U4).
+        /// The agent's opaque id for this elicitation ([U4](crate::rules#u4)).
         elicitation_id: &'a str,
-        /// Where to send the user, after consent (S2).
+        /// Where to send the user, after consent ([S2](crate::rules#s2)).
         url: &'a str,
     },
-    /// A custom (`_`-prefixed) or future mode (E6): never to be rendered as form or URL.
+    /// A custom (`_`-prefixed) or future mode ([E6](crate::rules#e6)): never to be rendered as form or URL.
     Other {
         /// The mode's name.
         mode: &'a str,
@@ -209,14 +209,14 @@ enum Body {
         elicitation_id: String,
         url: String,
     },
-    /// E6: the whole params object as received, member order included.
+    /// [E6](crate::rules#e6): the whole params object as received, member order included.
     Other {
         mode: String,
         raw: Map<String, Value>,
     },
 }
 
-/// The params of `elicitation/create` (E1–E7, U1).
+/// The params of `elicitation/create` ([E1](crate::rules#e1)–[E7](crate::rules#e7), [U1](crate::rules#u1)).
 ///
 /// Build one with [`CreateElicitation::form`], [`CreateElicitation::form_static`] or
 /// [`CreateElicitation::url`]; read one with [`CreateElicitation::from_json`] (strict
@@ -254,10 +254,10 @@ pub struct CreateElicitation {
 }
 
 impl CreateElicitation {
-    /// The JSON-RPC method: `elicitation/create` (E1).
+    /// The JSON-RPC method: `elicitation/create` ([E1](crate::rules#e1)).
     pub const METHOD: &'static str = ELICITATION_CREATE;
 
-    /// A form-mode request (F1, F2) with an owned schema.
+    /// A form-mode request ([F1](crate::rules#f1), [F2](crate::rules#f2)) with an owned schema.
     pub fn form(
         scope: Scope,
         message: impl Into<String>,
@@ -290,10 +290,10 @@ impl CreateElicitation {
         }
     }
 
-    /// A URL-mode request (U1). Refused when `url` is not an absolute URI.
+    /// A URL-mode request ([U1](crate::rules#u1)). Refused when `url` is not an absolute URI.
     ///
     /// This checks the wire rules only; the safety rules for what a URL may contain
-    /// (S1) are the agent's to apply before sending.
+    /// ([S1](crate::rules#s1)) are the agent's to apply before sending.
     pub fn url(
         scope: Scope,
         message: impl Into<String>,
@@ -327,7 +327,7 @@ impl CreateElicitation {
         }
     }
 
-    /// Sets `_meta` (E7).
+    /// Sets `_meta` ([E7](crate::rules#e7)).
     pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
         if let Body::Other { raw, .. } = &mut self.body {
             // E6: the raw payload is what gets written, so it must carry the change.
@@ -346,7 +346,7 @@ impl CreateElicitation {
         Self::parse(json, &ParseOptions::strict())
     }
 
-    /// Reads the params with the lenient schema parse a client uses (C6, D7, D8, E6):
+    /// Reads the params with the lenient schema parse a client uses ([C6](crate::rules#c6), [D7](crate::rules#d7), [D8](crate::rules#d8), [E6](crate::rules#e6)):
     /// unknown property types and formats are kept, unenforced.
     pub fn from_json_lenient(json: &Value) -> Result<Self, ParamsError> {
         Self::parse(json, &ParseOptions::lenient())
@@ -355,12 +355,12 @@ impl CreateElicitation {
     /// Reads the params, parsing a form schema with these options.
     ///
     /// Refused, with the member at fault: not an object; `mode` missing or not a string
-    /// (E2: it does not default to form); not exactly one scope (D1); `message` missing
-    /// or not a string (E4); a form without a valid `requestedSchema`; a URL request
-    /// without a string `elicitationId` or an absolute `url` (U1).
+    /// ([E2](crate::rules#e2): it does not default to form); not exactly one scope ([D1](crate::rules#d1)); `message` missing
+    /// or not a string ([E4](crate::rules#e4)); a form without a valid `requestedSchema`; a URL request
+    /// without a string `elicitationId` or an absolute `url` ([U1](crate::rules#u1)).
     ///
     /// For form and URL mode, members the spec does not define are not kept (as in
-    /// the official ACP types); a custom or future mode keeps every member (E6).
+    /// the official ACP types); a custom or future mode keeps every member ([E6](crate::rules#e6)).
     pub fn parse(json: &Value, options: &ParseOptions) -> Result<Self, ParamsError> {
         let obj = json
             .as_object()
@@ -431,17 +431,17 @@ impl CreateElicitation {
         json!({ "jsonrpc": "2.0", "id": id.to_json(), "method": Self::METHOD, "params": self.to_json() })
     }
 
-    /// The message to show the user (E4, K4).
+    /// The message to show the user ([E4](crate::rules#e4), [K4](crate::rules#k4)).
     pub fn message(&self) -> &str {
         &self.message
     }
 
-    /// What the elicitation is tied to (E3).
+    /// What the elicitation is tied to ([E3](crate::rules#e3)).
     pub fn scope(&self) -> &Scope {
         &self.scope
     }
 
-    /// The mode, or `None` for a custom or future mode (E6).
+    /// The mode, or `None` for a custom or future mode ([E6](crate::rules#e6)).
     pub fn mode(&self) -> Option<Mode> {
         match self.body {
             Body::Form { .. } => Some(Mode::Form),
@@ -482,7 +482,7 @@ impl CreateElicitation {
         }
     }
 
-    /// The elicitation id, for URL mode (U1, U4).
+    /// The elicitation id, for URL mode ([U1](crate::rules#u1), [U4](crate::rules#u4)).
     pub fn elicitation_id(&self) -> Option<&str> {
         match &self.body {
             Body::Url { elicitation_id, .. } => Some(elicitation_id),
@@ -490,7 +490,7 @@ impl CreateElicitation {
         }
     }
 
-    /// The URL, for URL mode (U1).
+    /// The URL, for URL mode ([U1](crate::rules#u1)).
     pub fn target_url(&self) -> Option<&str> {
         match &self.body {
             Body::Url { url, .. } => Some(url),
@@ -498,7 +498,7 @@ impl CreateElicitation {
         }
     }
 
-    /// For a custom or future mode, the params exactly as received (E6).
+    /// For a custom or future mode, the params exactly as received ([E6](crate::rules#e6)).
     pub fn raw(&self) -> Option<&Map<String, Value>> {
         match &self.body {
             Body::Other { raw, .. } => Some(raw),
@@ -506,7 +506,7 @@ impl CreateElicitation {
         }
     }
 
-    /// `_meta` (E7).
+    /// `_meta` ([E7](crate::rules#e7)).
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
     }
@@ -520,7 +520,7 @@ impl CreateElicitation {
     }
 }
 
-/// U1, V7: the URL of a URL-mode request is an absolute URI.
+/// [U1](crate::rules#u1), [V7](crate::rules#v7): the URL of a URL-mode request is an absolute URI.
 pub(crate) fn check_url(url: &str) -> Result<(), ParamsError> {
     if Format::Uri.is_valid(url) {
         Ok(())
@@ -529,7 +529,7 @@ pub(crate) fn check_url(url: &str) -> Result<(), ParamsError> {
     }
 }
 
-/// The URL of a new URL-mode request, refused when it is not an absolute URI (U1): the
+/// The URL of a new URL-mode request, refused when it is not an absolute URI ([U1](crate::rules#u1)): the
 /// check every URL-params constructor, ACP's and each MCP version's, makes alike.
 pub(crate) fn checked_url(url: impl Into<String>) -> Result<String, ParamsError> {
     let url = url.into();

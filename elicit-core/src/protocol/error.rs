@@ -38,15 +38,15 @@ pub enum ParamsErrorKind {
         /// What it must be.
         expected: &'static str,
     },
-    /// Both `sessionId` and `requestId`: a request has exactly one scope (D1).
+    /// Both `sessionId` and `requestId`: a request has exactly one scope ([D1](crate::rules#d1)).
     BothScopes,
-    /// Neither `sessionId` nor `requestId`: a request has exactly one scope (D1).
+    /// Neither `sessionId` nor `requestId`: a request has exactly one scope ([D1](crate::rules#d1)).
     NoScope,
-    /// `toolCallId` without `sessionId` (D1).
+    /// `toolCallId` without `sessionId` ([D1](crate::rules#d1)).
     ToolCallWithoutSession,
-    /// `url` is not an absolute URI (U1, V7).
+    /// `url` is not an absolute URI ([U1](crate::rules#u1), [V7](crate::rules#v7)).
     UrlNotAbsolute,
-    /// `requestedSchema` breaks the schema rules (F1, F2, D2–D14).
+    /// `requestedSchema` breaks the schema rules ([F1](crate::rules#f1), [F2](crate::rules#f2), [D2](crate::rules#d2)–[D14](crate::rules#d14)).
     Schema(SchemaError),
 }
 
@@ -116,7 +116,7 @@ impl ParamsError {
         }
     }
 
-    /// The `-32602` error object a client answers with (C8, D1), its `data` naming the
+    /// The `-32602` error object a client answers with ([C8](crate::rules#c8), [D1](crate::rules#d1)), its `data` naming the
     /// reason, the message and the pointer; for a schema, also every issue found.
     pub fn to_jsonrpc_error(&self) -> JsonRpcError {
         let pointer = (!self.pointer.is_empty()).then_some(self.pointer.as_str());

@@ -1,10 +1,10 @@
-//! JSON-RPC pieces the elicitation messages need: request ids (E3) and the error
-//! objects a client answers with (C8, D1).
+//! JSON-RPC pieces the elicitation messages need: request ids ([E3](crate::rules#e3)) and the error
+//! objects a client answers with ([C8](crate::rules#c8), [D1](crate::rules#d1)).
 //!
 //! A client that cannot honour an `elicitation/create` answers with an error instead of
 //! a result. The cases the spec names are all "Invalid params" (`-32602`): a mode the
-//! client did not declare (C8), a mode or mode payload it cannot read, a schema it
-//! refuses, a scope that is not exactly one of session or request (D1). The `data`
+//! client did not declare ([C8](crate::rules#c8)), a mode or mode payload it cannot read, a schema it
+//! refuses, a scope that is not exactly one of session or request ([D1](crate::rules#d1)). The `data`
 //! member says which, in a form a program can branch on (`reason`, stable snake_case)
 //! and a person can read (`message`), with the JSON pointer of the offending member
 //! when there is one.
@@ -19,10 +19,10 @@ use serde_json::{json, Map, Value};
 use super::capabilities::Mode;
 
 /// JSON-RPC "Invalid params": the code for every refusal of an `elicitation/create`
-/// (C8, D1).
+/// ([C8](crate::rules#c8), [D1](crate::rules#d1)).
 pub const INVALID_PARAMS: i64 = -32602;
 
-/// A JSON-RPC request id: a string or an int64 integer (E3).
+/// A JSON-RPC request id: a string or an int64 integer ([E3](crate::rules#e3)).
 ///
 /// ACP v1 also allows `null`; v2 forbids it. A `null` id is therefore accepted when a
 /// message is read and kept so the message can be forwarded as received, but this
@@ -34,7 +34,7 @@ pub struct RequestId(Repr);
 enum Repr {
     Str(String),
     Number(i64),
-    /// Only ever read from the wire (E3, v1), never built.
+    /// Only ever read from the wire ([E3](crate::rules#e3), v1), never built.
     Null,
 }
 
@@ -65,7 +65,7 @@ impl RequestId {
         }
     }
 
-    /// Whether this is the `null` id some v1 peers send (E3). Only a message read from
+    /// Whether this is the `null` id some v1 peers send ([E3](crate::rules#e3)). Only a message read from
     /// the wire can carry one.
     pub fn is_null(&self) -> bool {
         matches!(self.0, Repr::Null)
@@ -80,7 +80,7 @@ impl RequestId {
         }
     }
 
-    /// Reads an id: a string, an integer that fits in an int64, or `null` (E3, v1).
+    /// Reads an id: a string, an integer that fits in an int64, or `null` ([E3](crate::rules#e3), v1).
     /// `None` for anything else (a fraction, an integer beyond int64, a bool, …).
     pub(crate) fn from_json(json: &Value) -> Option<RequestId> {
         match json {
@@ -131,7 +131,7 @@ impl Serialize for RequestId {
 }
 
 impl<'de> Deserialize<'de> for RequestId {
-    /// Reads a string, an int64 or `null` (E3, v1).
+    /// Reads a string, an int64 or `null` ([E3](crate::rules#e3), v1).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let json = Value::deserialize(deserializer)?;
         RequestId::from_json(&json)
@@ -146,22 +146,22 @@ impl<'de> Deserialize<'de> for RequestId {
 pub enum InvalidParamsReason {
     /// The params are not a JSON object.
     NotAnObject,
-    /// `message` is missing or not a string (E4).
+    /// `message` is missing or not a string ([E4](crate::rules#e4)).
     InvalidMessage,
-    /// `mode` is missing or not a string (E2).
+    /// `mode` is missing or not a string ([E2](crate::rules#e2)).
     InvalidMode,
-    /// A known mode the client did not declare in its capabilities (C7, C8).
+    /// A known mode the client did not declare in its capabilities ([C7](crate::rules#c7), [C8](crate::rules#c8)).
     UndeclaredMode,
-    /// A custom or future mode the client does not handle (E6).
+    /// A custom or future mode the client does not handle ([E6](crate::rules#e6)).
     UnsupportedMode,
     /// Not exactly one scope: both `sessionId` and `requestId`, neither, `toolCallId`
-    /// without `sessionId`, or a scope member of the wrong type (E3, D1).
+    /// without `sessionId`, or a scope member of the wrong type ([E3](crate::rules#e3), [D1](crate::rules#d1)).
     BadScope,
-    /// `requestedSchema` is missing or breaks the schema rules (F1, F2, D2–D14).
+    /// `requestedSchema` is missing or breaks the schema rules ([F1](crate::rules#f1), [F2](crate::rules#f2), [D2](crate::rules#d2)–[D14](crate::rules#d14)).
     MalformedSchema,
-    /// URL mode without a string `elicitationId`, or without an absolute `url` (U1).
+    /// URL mode without a string `elicitationId`, or without an absolute `url` ([U1](crate::rules#u1)).
     InvalidUrlParams,
-    /// `elicitationId` missing or not a string in `elicitation/complete` (U5).
+    /// `elicitationId` missing or not a string in `elicitation/complete` ([U5](crate::rules#u5)).
     InvalidElicitationId,
     /// Any other member missing or of the wrong type (an MCP envelope's `method`,
     /// `params` or `id`, a result's `action`, …).
@@ -255,7 +255,7 @@ impl JsonRpcError {
         }
     }
 
-    /// `-32602` for a request in a mode the client did not declare (C7, C8).
+    /// `-32602` for a request in a mode the client did not declare ([C7](crate::rules#c7), [C8](crate::rules#c8)).
     pub fn undeclared_mode(mode: Mode) -> Self {
         let mut error = Self::invalid_params(
             InvalidParamsReason::UndeclaredMode,
@@ -269,7 +269,7 @@ impl JsonRpcError {
         error
     }
 
-    /// `-32602` for a custom or future mode this client does not handle (E6).
+    /// `-32602` for a custom or future mode this client does not handle ([E6](crate::rules#e6)).
     pub fn unsupported_mode(mode: &str) -> Self {
         let mut error = Self::invalid_params(
             InvalidParamsReason::UnsupportedMode,

@@ -1,7 +1,7 @@
 //! Elicitation messages on the wire: capabilities, `elicitation/create`, the response,
 //! `elicitation/complete`, and the JSON-RPC errors a client answers with.
 //!
-//! Everything here is ACP (C, E, U, R, D1). MCP's shapes of the same messages are in
+//! Everything here is ACP (C, E, U, R, [D1](crate::rules#d1)). MCP's shapes of the same messages are in
 //! [`mcp`], with types of their own so a message cannot be sent in the wrong dialect by
 //! accident; conversions between the two are explicit. With the `acp` cargo feature,
 //! `acp` converts to and from the official `agent-client-protocol-schema` types.
@@ -41,8 +41,8 @@ pub use error::{ParamsError, ParamsErrorKind};
 pub use jsonrpc::{InvalidParamsReason, JsonRpcError, RequestId, INVALID_PARAMS};
 pub use response::{Action, ElicitationResponse, ResponseError};
 
-/// The ACP method of the request an agent sends to elicit input (E1).
+/// The ACP method of the request an agent sends to elicit input ([E1](crate::rules#e1)).
 pub const ELICITATION_CREATE: &str = "elicitation/create";
 
-/// The ACP method of the notification that a URL elicitation completed (U5).
+/// The ACP method of the notification that a URL elicitation completed ([U5](crate::rules#u5)).
 pub const ELICITATION_COMPLETE: &str = "elicitation/complete";

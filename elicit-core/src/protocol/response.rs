@@ -1,4 +1,4 @@
-//! The client's answer to `elicitation/create` (R1–R4).
+//! The client's answer to `elicitation/create` ([R1](crate::rules#r1)–[R4](crate::rules#r4)).
 
 use std::fmt;
 
@@ -9,16 +9,16 @@ use serde_json::{Map, Value};
 
 use super::jsonrpc::RequestId;
 
-/// What the user did (R1).
+/// What the user did ([R1](crate::rules#r1)).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Action {
-    /// Submitted the form, or consented to open the URL (U2).
+    /// Submitted the form, or consented to open the URL ([U2](crate::rules#u2)).
     Accept,
     /// Explicitly refused.
     Decline,
     /// Dismissed without choosing.
     Cancel,
-    /// An action this crate does not know (E6): the response is kept as received and
+    /// An action this crate does not know ([E6](crate::rules#e6)): the response is kept as received and
     /// must not be taken for any of the three.
     Other(String),
 }
@@ -53,9 +53,9 @@ impl fmt::Display for Action {
 /// The result of `elicitation/create`: `{"action", "content"?, "_meta"?}`.
 ///
 /// `content` is read only on `accept`, where omitted and `null` are the same; on
-/// `decline` and `cancel` it is ignored (R2). An action this crate does not know is
-/// kept with the whole payload as received and written back unchanged (E6). A
-/// malformed `_meta` reads as absent (C6).
+/// `decline` and `cancel` it is ignored ([R2](crate::rules#r2)). An action this crate does not know is
+/// kept with the whole payload as received and written back unchanged ([E6](crate::rules#e6)). A
+/// malformed `_meta` reads as absent ([C6](crate::rules#c6)).
 ///
 /// ```
 /// use elicit_core::protocol::{Action, ElicitationResponse};
@@ -75,10 +75,10 @@ impl fmt::Display for Action {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitationResponse {
     action: Action,
-    /// Always a JSON object when present; only kept for `accept` (R2).
+    /// Always a JSON object when present; only kept for `accept` ([R2](crate::rules#r2)).
     content: Option<Value>,
     meta: Option<Map<String, Value>>,
-    /// For an unknown action: the whole payload as received (E6).
+    /// For an unknown action: the whole payload as received ([E6](crate::rules#e6)).
     raw: Option<Map<String, Value>>,
 }
 
@@ -93,7 +93,7 @@ impl ElicitationResponse {
         }
     }
 
-    /// `accept` without content: the answer to a URL-mode elicitation (R4, U2).
+    /// `accept` without content: the answer to a URL-mode elicitation ([R4](crate::rules#r4), [U2](crate::rules#u2)).
     pub fn accept_without_content() -> Self {
         ElicitationResponse {
             action: Action::Accept,
@@ -123,7 +123,7 @@ impl ElicitationResponse {
         }
     }
 
-    /// Sets `_meta` (E7).
+    /// Sets `_meta` ([E7](crate::rules#e7)).
     pub fn with_meta(mut self, meta: Option<Map<String, Value>>) -> Self {
         if let Some(raw) = &mut self.raw {
             match &meta {
@@ -135,7 +135,7 @@ impl ElicitationResponse {
         self
     }
 
-    /// Parses the response from JSON (R1–R4, C6, E6).
+    /// Parses the response from JSON ([R1](crate::rules#r1)–[R4](crate::rules#r4), [C6](crate::rules#c6), [E6](crate::rules#e6)).
     pub fn from_json(json: &Value) -> Result<Self, ResponseError> {
         let obj = json.as_object().ok_or(ResponseError::NotAnObject)?;
         let action = match obj.get("action") {
@@ -190,12 +190,12 @@ impl ElicitationResponse {
         self.content.as_ref()
     }
 
-    /// `_meta` (E7).
+    /// `_meta` ([E7](crate::rules#e7)).
     pub fn meta(&self) -> Option<&Map<String, Value>> {
         self.meta.as_ref()
     }
 
-    /// For an unknown action, the payload exactly as received (E6).
+    /// For an unknown action, the payload exactly as received ([E6](crate::rules#e6)).
     pub fn raw(&self) -> Option<&Map<String, Value>> {
         self.raw.as_ref()
     }
@@ -231,11 +231,11 @@ impl<'de> Deserialize<'de> for ElicitationResponse {
 pub enum ResponseError {
     /// The result is not a JSON object.
     NotAnObject,
-    /// No `action` member (R1).
+    /// No `action` member ([R1](crate::rules#r1)).
     MissingAction,
     /// `action` is not a string.
     ActionNotAString,
-    /// `content` on `accept` is neither an object nor `null` (R2, R3).
+    /// `content` on `accept` is neither an object nor `null` ([R2](crate::rules#r2), [R3](crate::rules#r3)).
     ContentNotAnObject,
 }
 

@@ -1,7 +1,7 @@
 //! What values a property admits: the V rules applied to one value.
 //!
 //! This lives beside the model because the strict parse needs it too (a `default` must
-//! be valid for its own property, D11); `content` applies it to every property of an
+//! be valid for its own property, [D11](crate::rules#d11)); `content` applies it to every property of an
 //! answer, and the typed parsers of `#[derive(Elicit)]` apply it field by field, so all
 //! three agree by construction.
 
@@ -17,9 +17,9 @@ use crate::format::Format;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ValidationErrorKind {
-    /// A required property is absent (V5).
+    /// A required property is absent ([V5](crate::rules#v5)).
     Missing,
-    /// A present `null`: not a value, for any property (D10).
+    /// A present `null`: not a value, for any property ([D10](crate::rules#d10)).
     Null,
     /// The answer (the content) is not a JSON object.
     NotAnObject {
@@ -33,26 +33,26 @@ pub enum ValidationErrorKind {
         /// The JSON type found.
         found: &'static str,
     },
-    /// Fewer Unicode scalar values than `minLength` (V1, D6).
+    /// Fewer Unicode scalar values than `minLength` ([V1](crate::rules#v1), [D6](crate::rules#d6)).
     TooShort {
         /// `minLength`.
         min: u32,
         /// The length found.
         len: usize,
     },
-    /// More Unicode scalar values than `maxLength` (V1, D6).
+    /// More Unicode scalar values than `maxLength` ([V1](crate::rules#v1), [D6](crate::rules#d6)).
     TooLong {
         /// `maxLength`.
         max: u32,
         /// The length found.
         len: usize,
     },
-    /// No match for `pattern` anywhere in the value (V4).
+    /// No match for `pattern` anywhere in the value ([V4](crate::rules#v4)).
     PatternMismatch {
         /// The pattern.
         pattern: String,
     },
-    /// Not a valid value of the `format` (V7).
+    /// Not a valid value of the `format` ([V7](crate::rules#v7)).
     InvalidFormat {
         /// The format.
         format: Format,
@@ -88,29 +88,29 @@ pub enum ValidationErrorKind {
         /// The value found.
         value: String,
     },
-    /// Fewer items than `minItems` (V6).
+    /// Fewer items than `minItems` ([V6](crate::rules#v6)).
     TooFewItems {
         /// `minItems`.
         min: u64,
         /// The count found.
         len: usize,
     },
-    /// More items than `maxItems` (V6).
+    /// More items than `maxItems` ([V6](crate::rules#v6)).
     TooManyItems {
         /// `maxItems`.
         max: u64,
         /// The count found.
         len: usize,
     },
-    /// A valid JSON value that does not fit the Rust type of a typed field (D5).
+    /// A valid JSON value that does not fit the Rust type of a typed field ([D5](crate::rules#d5)).
     OutOfTypeRange {
         /// The Rust type.
         rust_type: &'static str,
     },
     /// A key the schema does not declare, refused because the typed parser denies
-    /// unknown fields (D9).
+    /// unknown fields ([D9](crate::rules#d9)).
     UnknownField,
-    /// A response whose `action` this crate does not know (E6): not a success.
+    /// A response whose `action` this crate does not know ([E6](crate::rules#e6)): not a success.
     UnknownAction {
         /// The action received.
         action: String,
@@ -264,7 +264,7 @@ fn wrong_type(
     false
 }
 
-/// Whether a JSON number is an integer in JSON Schema's sense (V2).
+/// Whether a JSON number is an integer in JSON Schema's sense ([V2](crate::rules#v2)).
 pub(crate) fn is_integer(n: &Number) -> bool {
     n.is_i64()
         || n.is_u64()

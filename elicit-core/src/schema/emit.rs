@@ -1,7 +1,7 @@
 //! The exact wire form of a schema.
 //!
-//! `type` and `properties` are always written (ACP v2 requires both, F1); properties
-//! and options keep their order (D13); `_meta` and kept members are written back as
+//! `type` and `properties` are always written (ACP v2 requires both, [F1](crate::rules#f1)); properties
+//! and options keep their order ([D13](crate::rules#d13)); `_meta` and kept members are written back as
 //! received; nothing the ACP v2 schema forbids is written (no `enumNames`, no empty
 //! option list, no `null` members).
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// A schema that breaks the rules of F1/F2 and the D decisions: every problem found
+/// A schema that breaks the rules of [F1](crate::rules#f1)/F2 and the D decisions: every problem found
 /// in one pass, each with the JSON pointer of the offending member.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchemaError {
@@ -92,26 +92,26 @@ pub enum SchemaErrorKind {
         /// The JSON type found.
         found: &'static str,
     },
-    /// The root `type` is missing or not `"object"` (F1).
+    /// The root `type` is missing or not `"object"` ([F1](crate::rules#f1)).
     RootNotObjectType,
-    /// The root has no `properties` (F1).
+    /// The root has no `properties` ([F1](crate::rules#f1)).
     MissingProperties,
     /// A property has no `type`.
     MissingType,
     /// `type` is a list or not a string: elicitation properties have exactly one type.
     TypeNotAString,
-    /// `type: "object"` on a property: forms are flat (F1).
+    /// `type: "object"` on a property: forms are flat ([F1](crate::rules#f1)).
     NestedObject,
-    /// `type: "null"`: null is not a value (D10).
+    /// `type: "null"`: null is not a value ([D10](crate::rules#d10)).
     NullType,
-    /// `type: "array"` that is not a multi-select of string options (F1, F2).
+    /// `type: "array"` that is not a multi-select of string options ([F1](crate::rules#f1), [F2](crate::rules#f2)).
     ArrayNotMultiSelect {
         /// Why it is not a multi-select.
         reason: &'static str,
     },
-    /// A `$ref`: schemas are self-contained (F1).
+    /// A `$ref`: schemas are self-contained ([F1](crate::rules#f1)).
     Ref,
-    /// A `type` the spec does not define (strict parse only; the lenient one keeps it, E6).
+    /// A `type` the spec does not define (strict parse only; the lenient one keeps it, [E6](crate::rules#e6)).
     UnknownType {
         /// The type found.
         found: String,
@@ -160,29 +160,29 @@ pub enum SchemaErrorKind {
         /// The upper-bound member.
         max: &'static str,
     },
-    /// A `default` that is not valid for its own property (D11).
+    /// A `default` that is not valid for its own property ([D11](crate::rules#d11)).
     InvalidDefault {
         /// Why, in words.
         reason: String,
     },
-    /// An empty `enum`, `oneOf`, `items.enum` or `items.anyOf` (D4).
+    /// An empty `enum`, `oneOf`, `items.enum` or `items.anyOf` ([D4](crate::rules#d4)).
     EmptyOptions,
-    /// An option value that appears twice (D4).
+    /// An option value that appears twice ([D4](crate::rules#d4)).
     DuplicateOption {
         /// The repeated value.
         value: String,
     },
     /// An option value that is not a string.
     OptionNotAString,
-    /// `enum` and `oneOf` on the same property (D3).
+    /// `enum` and `oneOf` on the same property ([D3](crate::rules#d3)).
     EnumWithOneOf,
     /// A titled option without `const`.
     OptionMissingConst,
     /// A titled option without `title`.
     OptionMissingTitle,
-    /// MCP's legacy `enumNames` (M5): the strict parse refuses it.
+    /// MCP's legacy `enumNames` ([M5](crate::rules#m5)): the strict parse refuses it.
     LegacyEnumNames,
-    /// `required` names a property that does not exist (D2).
+    /// `required` names a property that does not exist ([D2](crate::rules#d2)).
     RequiredUnknown {
         /// The name.
         name: String,
@@ -192,17 +192,17 @@ pub enum SchemaErrorKind {
         /// The name.
         name: String,
     },
-    /// A `format` other than `email`, `uri`, `date`, `date-time` (D7).
+    /// A `format` other than `email`, `uri`, `date`, `date-time` ([D7](crate::rules#d7)).
     UnknownFormat {
         /// The format found.
         found: String,
     },
-    /// A `pattern` that cannot be compiled or run in linear time (D8).
+    /// A `pattern` that cannot be compiled or run in linear time ([D8](crate::rules#d8)).
     InvalidPattern {
         /// The compiler's reason.
         reason: String,
     },
-    /// An abuse limit was exceeded (D12).
+    /// An abuse limit was exceeded ([D12](crate::rules#d12)).
     LimitExceeded {
         /// What was counted.
         what: &'static str,

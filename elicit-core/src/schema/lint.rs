@@ -1,5 +1,5 @@
 //! Content rules a schema can break while being well-formed: asking for a secret in
-//! form mode (F5) and putting URLs in form text (F7).
+//! form mode ([F5](crate::rules#f5)) and putting URLs in form text ([F7](crate::rules#f7)).
 
 use std::fmt;
 
@@ -21,10 +21,10 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum FindingKind {
-    /// The text asks for a secret or a credential, which form mode must not (F5). Use
-    /// URL mode instead (F6).
+    /// The text asks for a secret or a credential, which form mode must not ([F5](crate::rules#f5)). Use
+    /// URL mode instead ([F6](crate::rules#f6)).
     Secret(SecretHit),
-    /// The text contains a URL a user could click (F7).
+    /// The text contains a URL a user could click ([F7](crate::rules#f7)).
     Url {
         /// The URL-like text found.
         text: String,
@@ -32,7 +32,7 @@ pub enum FindingKind {
 }
 
 impl Finding {
-    /// Whether this is a secret finding (F5): a request carrying it must not be sent.
+    /// Whether this is a secret finding ([F5](crate::rules#f5)): a request carrying it must not be sent.
     pub fn is_secret(&self) -> bool {
         matches!(self.kind, FindingKind::Secret(_))
     }
@@ -61,7 +61,7 @@ impl fmt::Display for Finding {
 
 impl RequestedSchema {
     /// Lints the form's texts: every property name, title, description and option title
-    /// that asks for a secret (F5), and every URL in the form's text (F7). Ordinary
+    /// that asks for a secret ([F5](crate::rules#f5)), and every URL in the form's text ([F7](crate::rules#f7)). Ordinary
     /// profile data (name, email address, username) is not flagged.
     pub fn lint(&self) -> Vec<Finding> {
         let mut out = Vec::new();
@@ -120,7 +120,7 @@ impl RequestedSchema {
         out
     }
 
-    /// The secret findings of [`RequestedSchema::lint`] only (F5).
+    /// The secret findings of [`RequestedSchema::lint`] only ([F5](crate::rules#f5)).
     pub fn secret_findings(&self) -> Vec<Finding> {
         let mut all = self.lint();
         all.retain(Finding::is_secret);

@@ -1,4 +1,4 @@
-//! The restricted schema of an elicitation form (SPEC F1, F2).
+//! The restricted schema of an elicitation form ([F1](crate::rules#f1), [F2](crate::rules#f2)).
 //!
 //! One model serves both uses: a derived type's schema is a `static` built at compile
 //! time from borrowed data (no allocation to obtain it), and a schema received at run
@@ -8,7 +8,7 @@
 //! The model represents exactly the subset the spec allows. What the strict parse
 //! refuses cannot be built; what only the lenient parse a client uses accepts (unknown
 //! property types, unknown formats, patterns the engine cannot run) is represented by
-//! variants that can never be mistaken for the known kinds (E6, D7, D8).
+//! variants that can never be mistaken for the known kinds ([E6](crate::rules#e6), [D7](crate::rules#d7), [D8](crate::rules#d8)).
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -37,7 +37,7 @@ pub type Text = Cow<'static, str>;
 pub type Meta = Map<String, Value>;
 
 /// The `requestedSchema` of a form-mode elicitation: a flat object of primitive
-/// properties (F1).
+/// properties ([F1](crate::rules#f1)).
 ///
 /// Build one with [`RequestedSchema::from_json`] (strict), [`RequestedSchema::from_json_lenient`]
 /// (what a client uses), or get one from a type with `#[derive(Elicit)]`.
@@ -137,7 +137,7 @@ impl RequestedSchema {
         self.description.as_deref()
     }
 
-    /// The properties in wire order (D13).
+    /// The properties in wire order ([D13](crate::rules#d13)).
     pub fn properties(&self) -> &[Property] {
         &self.properties
     }
@@ -155,7 +155,7 @@ impl RequestedSchema {
             .map(|p| p.name())
     }
 
-    /// The schema's `_meta` object (E7), kept as received.
+    /// The schema's `_meta` object ([E7](crate::rules#e7)), kept as received.
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
     }
@@ -173,7 +173,7 @@ impl RequestedSchema {
         self
     }
 
-    /// Whether a client can render every property (no unknown property type, E6).
+    /// Whether a client can render every property (no unknown property type, [E6](crate::rules#e6)).
     pub fn is_renderable(&self) -> bool {
         self.properties
             .iter()
@@ -181,7 +181,7 @@ impl RequestedSchema {
     }
 
     /// What this schema declares but the engine will not enforce: unknown formats
-    /// (D7), patterns that cannot run in linear time (D8), unknown property types (E6),
+    /// ([D7](crate::rules#d7)), patterns that cannot run in linear time ([D8](crate::rules#d8)), unknown property types ([E6](crate::rules#e6)),
     /// unknown keywords kept by the lenient parse. Empty for every strictly parsed or
     /// derived schema.
     pub fn unenforced(&self) -> Vec<Unenforced> {
@@ -244,7 +244,7 @@ impl Property {
         &self.schema
     }
 
-    /// What a form shows as the field's label: the title, else the name (K1).
+    /// What a form shows as the field's label: the title, else the name ([K1](crate::rules#k1)).
     pub fn label(&self) -> &str {
         self.schema.title().unwrap_or(&self.name)
     }
@@ -327,7 +327,7 @@ impl PropertySchema {
         &self.kind
     }
 
-    /// The `_meta` object (E7).
+    /// The `_meta` object ([E7](crate::rules#e7)).
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_deref()
     }
@@ -392,7 +392,7 @@ impl PropertySchema {
     }
 }
 
-/// The kind of a property and its constraints (F2).
+/// The kind of a property and its constraints ([F2](crate::rules#f2)).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PropertyKind {
     /// `type: "string"` without options.
@@ -408,7 +408,7 @@ pub enum PropertyKind {
     /// `type: "array"` whose items are options.
     MultiSelect(MultiSelectSchema),
     /// A property `type` this crate does not know, kept byte for byte by the lenient
-    /// parse and never rendered as a known kind (E6).
+    /// parse and never rendered as a known kind ([E6](crate::rules#e6)).
     Unknown(UnknownProperty),
 }
 
@@ -429,11 +429,11 @@ impl PropertyKind {
 /// A free-text string property.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StringSchema {
-    /// `minLength`, in Unicode scalar values (D6).
+    /// `minLength`, in Unicode scalar values ([D6](crate::rules#d6)).
     pub min_length: Option<u32>,
-    /// `maxLength`, in Unicode scalar values (D6).
+    /// `maxLength`, in Unicode scalar values ([D6](crate::rules#d6)).
     pub max_length: Option<u32>,
-    /// `pattern`, an ECMA-262 regular expression searched unanchored (V4).
+    /// `pattern`, an ECMA-262 regular expression searched unanchored ([V4](crate::rules#v4)).
     pub pattern: Option<Pattern>,
     /// `format`.
     pub format: Option<FormatSpec>,
@@ -472,9 +472,9 @@ impl StringSchema {
 /// The `format` of a string property.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FormatSpec {
-    /// One of the four formats the spec names; asserted by validation (V7).
+    /// One of the four formats the spec names; asserted by validation ([V7](crate::rules#v7)).
     Known(Format),
-    /// Any other format: only the lenient parse keeps it, as an annotation (D7).
+    /// Any other format: only the lenient parse keeps it, as an annotation ([D7](crate::rules#d7)).
     Unknown(Text),
 }
 
@@ -505,7 +505,7 @@ impl Pattern {
         }
     }
 
-    /// Compiles a pattern now (ECMA-262 syntax, D8).
+    /// Compiles a pattern now (ECMA-262 syntax, [D8](crate::rules#d8)).
     pub fn new(source: impl Into<Text>) -> Result<Self, PatternError> {
         Self::with_size_limit(source, DEFAULT_PATTERN_SIZE_LIMIT)
     }
@@ -520,7 +520,7 @@ impl Pattern {
         Ok(Pattern::compiled(source, Ok(re)))
     }
 
-    /// Keeps a pattern that could not be compiled, for the lenient parse (D8).
+    /// Keeps a pattern that could not be compiled, for the lenient parse ([D8](crate::rules#d8)).
     pub(crate) fn unenforced(source: Text, error: PatternError) -> Self {
         Pattern::compiled(source, Err(error))
     }
@@ -538,7 +538,7 @@ impl Pattern {
         &self.source
     }
 
-    /// Whether `text` contains a match (a search, not a full match: V4), or why the
+    /// Whether `text` contains a match (a search, not a full match: [V4](crate::rules#v4)), or why the
     /// pattern cannot be enforced.
     pub fn is_match(&self, text: &str) -> Result<bool, &PatternError> {
         self.regex().map(|re| re.is_match(text))
@@ -666,7 +666,7 @@ impl Options {
         }
     }
 
-    /// Whether there is no option (never true of a parsed schema, D4).
+    /// Whether there is no option (never true of a parsed schema, [D4](crate::rules#d4)).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -777,7 +777,7 @@ impl EnumOption {
         self.description.as_deref()
     }
 
-    /// The `_meta` object (E7).
+    /// The `_meta` object ([E7](crate::rules#e7)).
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_deref()
     }
@@ -838,7 +838,7 @@ impl MultiSelectSchema {
     }
 }
 
-/// A property of a type this crate does not know: its raw JSON, kept as received (E6).
+/// A property of a type this crate does not know: its raw JSON, kept as received ([E6](crate::rules#e6)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnknownProperty {
     pub(crate) raw: Meta,

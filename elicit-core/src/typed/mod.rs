@@ -21,7 +21,7 @@ use crate::schema::{EnumOption, Property, PropertyKind, RequestedSchema, Text};
 #[doc(hidden)]
 pub mod private;
 
-/// The outcome of an elicitation for a typed form (R1, R5): the agent must handle all
+/// The outcome of an elicitation for a typed form ([R1](crate::rules#r1), [R5](crate::rules#r5)): the agent must handle all
 /// three.
 #[derive(Debug, Clone, PartialEq)]
 #[must_use = "an elicitation can be declined or cancelled; handle every outcome (R5)"]
@@ -55,20 +55,20 @@ impl<T> Elicited<T> {
 
 /// A type that is an elicitation form. Implement it with `#[derive(Elicit)]`.
 pub trait Elicit: Sized {
-    /// The form's schema: a compile-time constant, in declaration order (D13).
+    /// The form's schema: a compile-time constant, in declaration order ([D13](crate::rules#d13)).
     fn requested_schema() -> &'static RequestedSchema;
 
     /// Validates `content` exactly as [`RequestedSchema::validate`] does, reporting the
-    /// same errors, then builds the value (integers written as `3.0` convert, D5; an
-    /// absent optional field is `None`; `null` is an error, D10; unknown keys are
-    /// ignored unless the type denies them, D9).
+    /// same errors, then builds the value (integers written as `3.0` convert, [D5](crate::rules#d5); an
+    /// absent optional field is `None`; `null` is an error, [D10](crate::rules#d10); unknown keys are
+    /// ignored unless the type denies them, [D9](crate::rules#d9)).
     fn from_content(content: &Value) -> Result<Self, ValidationErrors>;
 
     /// The content that answers this form with this value.
     fn to_content(&self) -> Value;
 
-    /// Reads a client's response (F3, R1–R5): `accept` re-validates and parses the
-    /// content (absent content is an empty object, R2); `decline` and `cancel` carry no
+    /// Reads a client's response ([F3](crate::rules#f3), [R1](crate::rules#r1)–[R5](crate::rules#r5)): `accept` re-validates and parses the
+    /// content (absent content is an empty object, [R2](crate::rules#r2)); `decline` and `cancel` carry no
     /// content. An action this crate does not know is an error: the agent must not take
     /// it for success.
     fn from_response(response: &ElicitationResponse) -> Result<Elicited<Self>, ValidationErrors> {
@@ -143,7 +143,7 @@ pub trait Field: Sized {
     const RUST_TYPE: &'static str;
 
     /// Builds the value from JSON already validated against this field's property.
-    /// Errors only for a value the property admits but the type cannot hold (D5).
+    /// Errors only for a value the property admits but the type cannot hold ([D5](crate::rules#d5)).
     fn from_json(value: &Value) -> Result<Self, ValidationErrorKind>;
 
     /// The value when the key is absent: `None` for a required field.

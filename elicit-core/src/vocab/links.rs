@@ -1,4 +1,4 @@
-//! URLs (F7): what a renderer may turn into a link.
+//! URLs ([F7](crate::rules#f7)): what a renderer may turn into a link.
 
 /// Top-level domains that make a bare `name.tld` a link even without a path: they are not
 /// file extensions.

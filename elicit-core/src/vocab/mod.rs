@@ -1,5 +1,5 @@
-//! The words a form-mode request must not ask for (F5) and the URLs it should not show
-//! (F7).
+//! The words a form-mode request must not ask for ([F5](crate::rules#f5)) and the URLs it should not show
+//! ([F7](crate::rules#f7)).
 //!
 //! Both checks run twice: at run time in the schema lint, and at compile time in
 //! `#[derive(Elicit)]`, which refuses a field that asks for a secret. So they are plain
@@ -18,7 +18,7 @@
 //! `mật khẩu` match `contrasena`, `schlussel`, `mat khau`). Words of a phrase must be
 //! adjacent, separated only by spaces or by one `-`, `_`, `.` or apostrophe:
 //! `password, length` is two thoughts, `password length` one. The URL check reads the
-//! parameter names of a URL with the same words (S1).
+//! parameter names of a URL with the same words ([S1](crate::rules#s1)).
 //!
 //! The first position in the text where some vocabulary entry matches wins; among entries
 //! matching there, the longest phrase wins (`personal access token` over `token`).
@@ -62,7 +62,7 @@
 //!
 //! # What `find_url` calls a URL
 //!
-//! What a renderer may turn into a link (F7, S5):
+//! What a renderer may turn into a link ([F7](crate::rules#f7), [S5](crate::rules#s5)):
 //! - any `scheme://…` with a scheme of at least two characters (`https://`, `ftp://`, and
 //!   custom schemes such as `vscode://` that open applications), and `mailto:`, `tel:`,
 //!   `sms:`, `javascript:` directly followed by their content (`Tel: 555` is prose);
@@ -92,7 +92,7 @@ use table::{Entry, INDEX, VOCABULARY};
 pub(crate) use words::split_words;
 use words::Words;
 
-/// What a piece of form text asks for that form mode must not (F5).
+/// What a piece of form text asks for that form mode must not ([F5](crate::rules#f5)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SecretHit {
     /// The vocabulary entry that matched, in its usual spelling, e.g. `"api key"` for
@@ -102,7 +102,7 @@ pub struct SecretHit {
     pub kind: SecretKind,
 }
 
-/// The kinds of secret or credential form mode must not ask for (F5).
+/// The kinds of secret or credential form mode must not ask for ([F5](crate::rules#f5)).
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SecretKind {
@@ -154,7 +154,7 @@ impl SecretKind {
     }
 }
 
-/// Does this property name, title or description ask for a secret? (F5)
+/// Does this property name, title or description ask for a secret? ([F5](crate::rules#f5))
 ///
 /// Returns the first vocabulary entry found, reading from the start of the text. See the
 /// module documentation for how words are cut and which borderline words count.
@@ -204,7 +204,7 @@ pub fn find_secret(text: &str) -> Option<SecretHit> {
     None
 }
 
-/// Where the text contains a URL a user could click (F7): the byte range of the first one.
+/// Where the text contains a URL a user could click ([F7](crate::rules#f7)): the byte range of the first one.
 ///
 /// See the module documentation for what counts. The range always lies on `char`
 /// boundaries, so `&text[range]` is the URL without trailing sentence punctuation.

@@ -1,4 +1,4 @@
-//! The vocabulary (F5): the secret words and phrases, their index, and how an entry
+//! The vocabulary ([F5](crate::rules#f5)): the secret words and phrases, their index, and how an entry
 //! matches at a word.
 
 use std::ops::Range;

@@ -1,5 +1,5 @@
-//! Cutting text into folded words, the same for the form vocabulary (F5) and the URL
-//! check's parameter names (S1); [the module documentation](super) says how.
+//! Cutting text into folded words, the same for the form vocabulary ([F5](crate::rules#f5)) and the URL
+//! check's parameter names ([S1](crate::rules#s1)); [the module documentation](super) says how.
 
 use std::ops::Range;
 
@@ -142,8 +142,8 @@ impl Words {
 }
 
 /// The folded words of a name or text: the one word splitter of the secret-word checks,
-/// which the URL check reads parameter names with (S1) as
-/// [`find_secret`](super::find_secret) reads form text (F5), so both see the same words
+/// which the URL check reads parameter names with ([S1](crate::rules#s1)) as
+/// [`find_secret`](super::find_secret) reads form text ([F5](crate::rules#f5)), so both see the same words
 /// (`APIKey` → `api key`, `PINs` → `pins`).
 #[cfg_attr(not(feature = "url"), allow(dead_code))]
 pub(crate) fn split_words(text: &str) -> Vec<String> {

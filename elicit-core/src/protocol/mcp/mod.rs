@@ -1,9 +1,9 @@
-//! The MCP dialect of elicitation (M1–M7), for agents that speak MCP as well.
+//! The MCP dialect of elicitation ([M1](crate::rules#m1)–[M7](crate::rules#m7)), for agents that speak MCP as well.
 //!
-//! ACP adapted MCP's data model, but the messages differ: MCP has no scope (M1), reads
-//! an empty capability as form (M2), names the completion notification differently
-//! (M3), has protocol errors of its own (M4, M6), keeps a legacy enum form (M5) and has
-//! no `pattern` (M7). Every MCP message here is its own type, distinct from the ACP
+//! ACP adapted MCP's data model, but the messages differ: MCP has no scope ([M1](crate::rules#m1)), reads
+//! an empty capability as form ([M2](crate::rules#m2)), names the completion notification differently
+//! ([M3](crate::rules#m3)), has protocol errors of its own ([M4](crate::rules#m4), [M6](crate::rules#m6)), keeps a legacy enum form ([M5](crate::rules#m5)) and has
+//! no `pattern` ([M7](crate::rules#m7)). Every MCP message here is its own type, distinct from the ACP
 //! types of [`super`], so a message cannot be sent in the wrong dialect by accident;
 //! conversions are explicit and say what they drop.
 //!
@@ -15,7 +15,7 @@
 //! - [`v2026_07_28`]: elicitations travel inside an `InputRequiredResult`
 //!   (`inputRequests`, keyed by the server) and come back in `inputResponses`; URL mode
 //!   has no `elicitationId`; there is no completion and no `-32042`; capabilities come
-//!   with every request in `_meta`, and a missing one is `-32021` (M6).
+//!   with every request in `_meta`, and a missing one is `-32021` ([M6](crate::rules#m6)).
 //!
 //! What is shared by both versions is here: the capability ([`McpElicitationCapabilities`]),
 //! the schema in MCP form ([`McpSchema`]), form params ([`FormParams`]), the request
@@ -44,29 +44,29 @@ pub use params::{ElicitRequestParams, McpUrlParams};
 /// The MCP method of an elicitation request (both versions).
 pub const ELICITATION_CREATE: &str = "elicitation/create";
 
-/// The MCP completion notification (M3; 2025-11-25 only).
+/// The MCP completion notification ([M3](crate::rules#m3); 2025-11-25 only).
 pub const ELICITATION_COMPLETE_NOTIFICATION: &str = "notifications/elicitation/complete";
 
-/// MCP error code: the request needs a URL elicitation first (M4; 2025-11-25 only).
+/// MCP error code: the request needs a URL elicitation first ([M4](crate::rules#m4); 2025-11-25 only).
 pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 
-/// MCP error code: the request needs a client capability that was not declared (M6;
+/// MCP error code: the request needs a client capability that was not declared ([M6](crate::rules#m6);
 /// 2026-07-28).
 pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 
-/// The request `_meta` key under which a 2026-07-28 client sends its capabilities (M6).
+/// The request `_meta` key under which a 2026-07-28 client sends its capabilities ([M6](crate::rules#m6)).
 pub const CLIENT_CAPABILITIES_META_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 
 /// Why an ACP message has no MCP form, or an MCP message no ACP form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConversionError {
-    /// A custom or future ACP mode: MCP has no way to carry it (E6).
+    /// A custom or future ACP mode: MCP has no way to carry it ([E6](crate::rules#e6)).
     UnknownMode(String),
     /// A custom or future ACP action: MCP's actions are only accept, decline, cancel.
     UnknownAction(String),
     /// A 2026-07-28 URL request has no `elicitationId`, and ACP requires one: the agent
-    /// must mint it (U1, U4).
+    /// must mint it ([U1](crate::rules#u1), [U4](crate::rules#u4)).
     MissingElicitationId,
 }
 
@@ -91,8 +91,8 @@ impl std::error::Error for ConversionError {}
 // ---------------------------------------------------------------------------------------
 // Capability (M2)
 
-/// The `elicitation` client capability read the MCP way (M2): an empty object `{}`
-/// declares form only, as it did before modes existed (C5 is where ACP differs).
+/// The `elicitation` client capability read the MCP way ([M2](crate::rules#m2)): an empty object `{}`
+/// declares form only, as it did before modes existed ([C5](crate::rules#c5) is where ACP differs).
 ///
 /// Written back, a declared mode is always explicit (`{"form": {}}`), which means the
 /// same to every MCP version and cannot be misread by an ACP peer.
@@ -124,7 +124,7 @@ impl McpElicitationCapabilities {
     }
 
     /// A capability declaring exactly these modes. With no mode at all the capability
-    /// is absent: MCP cannot say "elicitation, but no mode" (M2 reads `{}` as form).
+    /// is absent: MCP cannot say "elicitation, but no mode" ([M2](crate::rules#m2) reads `{}` as form).
     pub fn with_modes(modes: impl IntoIterator<Item = Mode>) -> Self {
         let mut declared = McpDeclared::default();
         for mode in modes {
@@ -142,7 +142,7 @@ impl McpElicitationCapabilities {
     }
 
     /// Reads the value of the `elicitation` member, `None` when omitted. An object
-    /// with neither a `form` nor a `url` member declares form (M2). A malformed mode
+    /// with neither a `form` nor a `url` member declares form ([M2](crate::rules#m2)). A malformed mode
     /// member (not an object) reads as absent; a capability whose mode members are all
     /// malformed, or that is not an object, as no capability.
     pub fn from_json(json: Option<&Value>) -> Self {
@@ -193,7 +193,7 @@ impl McpElicitationCapabilities {
         self.present.is_some()
     }
 
-    /// Whether this mode is declared (M2: `{}` declares form).
+    /// Whether this mode is declared ([M2](crate::rules#m2): `{}` declares form).
     pub fn supports(&self, mode: Mode) -> bool {
         self.mode_object(mode).is_some()
     }
@@ -210,7 +210,7 @@ impl McpElicitationCapabilities {
 
 impl From<&ElicitationCapabilities> for McpElicitationCapabilities {
     /// The same modes, each mode's `_meta` kept. An ACP capability that declares no
-    /// mode becomes no MCP capability (MCP would read `{}` as form, C5); the ACP
+    /// mode becomes no MCP capability (MCP would read `{}` as form, [C5](crate::rules#c5)); the ACP
     /// capability's own `_meta` has no place in MCP and is dropped.
     fn from(acp: &ElicitationCapabilities) -> Self {
         let mut declared = McpDeclared::default();
@@ -234,7 +234,7 @@ impl From<&ElicitationCapabilities> for McpElicitationCapabilities {
 }
 
 impl From<&McpElicitationCapabilities> for ElicitationCapabilities {
-    /// The same modes, explicit: MCP's `{}` becomes ACP's `{"form": {}}` (M2, C5). A
+    /// The same modes, explicit: MCP's `{}` becomes ACP's `{"form": {}}` ([M2](crate::rules#m2), [C5](crate::rules#c5)). A
     /// mode object keeps its `_meta`; MCP members ACP does not define are dropped.
     fn from(mcp: &McpElicitationCapabilities) -> Self {
         if !mcp.is_present() {
@@ -273,8 +273,8 @@ impl<'de> Deserialize<'de> for McpElicitationCapabilities {
 /// A `requestedSchema` in MCP form.
 ///
 /// Read with the lenient parse, which takes MCP's legacy `enum` + `enumNames` as a
-/// titled single-select (M5). Written without `pattern`, which MCP's schema does not
-/// have (M7); the agent keeps the full schema and still enforces the pattern when it
+/// titled single-select ([M5](crate::rules#m5)). Written without `pattern`, which MCP's schema does not
+/// have ([M7](crate::rules#m7)); the agent keeps the full schema and still enforces the pattern when it
 /// validates the answer. Everything else is written as in ACP.
 #[derive(Debug, Clone, PartialEq)]
 pub struct McpSchema(SchemaRef);
@@ -290,7 +290,7 @@ impl McpSchema {
         McpSchema(SchemaRef::Static(schema))
     }
 
-    /// Reads a schema an MCP server sent, with the lenient parse (M5, C6, D7, D8, E6).
+    /// Reads a schema an MCP server sent, with the lenient parse ([M5](crate::rules#m5), [C6](crate::rules#c6), [D7](crate::rules#d7), [D8](crate::rules#d8), [E6](crate::rules#e6)).
     pub fn from_json(json: &Value) -> Result<Self, SchemaError> {
         Self::parse(json, &ParseOptions::lenient())
     }
@@ -310,13 +310,13 @@ impl McpSchema {
         self.0.into_owned()
     }
 
-    /// Whether some property has a `pattern` the MCP form leaves out (M7): the agent
+    /// Whether some property has a `pattern` the MCP form leaves out ([M7](crate::rules#m7)): the agent
     /// must then enforce it itself.
     pub fn omits_pattern(&self) -> bool {
         mcp_schema_json(self.0.as_json()).1
     }
 
-    /// The MCP wire JSON: the ACP form without `pattern` (M7).
+    /// The MCP wire JSON: the ACP form without `pattern` ([M7](crate::rules#m7)).
     pub fn to_json(&self) -> Value {
         mcp_schema_json(self.0.as_json()).0
     }
@@ -330,8 +330,8 @@ impl McpSchema {
     }
 }
 
-/// M7: the schema JSON without the `pattern` of any string property, and whether one
-/// was removed. Properties of unknown types are left as received (E6).
+/// [M7](crate::rules#m7): the schema JSON without the `pattern` of any string property, and whether one
+/// was removed. Properties of unknown types are left as received ([E6](crate::rules#e6)).
 fn mcp_schema_json(acp: &Value) -> (Value, bool) {
     let mut json = acp.clone();
     let mut removed = false;
@@ -378,7 +378,7 @@ impl<'de> Deserialize<'de> for McpSchema {
 
 /// The params of a form-mode MCP elicitation: `{"mode"?: "form", "message",
 /// "requestedSchema", "_meta"?}`, the same in 2025-11-25 and 2026-07-28. No scope
-/// (M1).
+/// ([M1](crate::rules#m1)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FormParams {
     message: String,
@@ -417,7 +417,7 @@ impl FormParams {
         self.meta.as_ref()
     }
 
-    /// Reads the params of a form request whose `mode` is absent or `"form"` (M1).
+    /// Reads the params of a form request whose `mode` is absent or `"form"` ([M1](crate::rules#m1)).
     fn from_object(obj: &Map<String, Value>, options: &ParseOptions) -> Result<Self, ParamsError> {
         let message = read_message(obj)?;
         let schema = obj
@@ -444,7 +444,7 @@ impl FormParams {
         Ok(())
     }
 
-    /// The ACP request for this form in `scope` (M1: MCP has none, the caller knows
+    /// The ACP request for this form in `scope` ([M1](crate::rules#m1): MCP has none, the caller knows
     /// it). The schema is kept as parsed; ACP emission writes it whole.
     pub fn into_acp(self, scope: super::Scope) -> CreateElicitation {
         CreateElicitation::form_ref(scope, self.message, self.requested_schema.into_ref())
@@ -452,7 +452,7 @@ impl FormParams {
     }
 }
 
-/// The `mode` of MCP params: absent means form (M1). MCP has no custom modes: any
+/// The `mode` of MCP params: absent means form ([M1](crate::rules#m1)). MCP has no custom modes: any
 /// other value is an error.
 fn read_mcp_mode(obj: &Map<String, Value>) -> Result<Mode, ParamsError> {
     match obj.get("mode") {
@@ -499,7 +499,7 @@ fn request_params(json: &Value) -> Result<&Value, ParamsError> {
 // ---------------------------------------------------------------------------------------
 // Result (both versions)
 
-/// MCP's three actions. Unlike ACP (E6) MCP's set is closed.
+/// MCP's three actions. Unlike ACP ([E6](crate::rules#e6)) MCP's set is closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum McpAction {
     /// Submitted, or consented to open the URL.
@@ -524,7 +524,7 @@ impl McpAction {
 /// The client's answer to an MCP elicitation: `{"action", "content"?, "_meta"?}` — the
 /// `ElicitResult` of 2025-11-25 and an `inputResponses` entry of 2026-07-28.
 ///
-/// As in ACP, `content` is read only on accept; omitted and `null` are the same (R2).
+/// As in ACP, `content` is read only on accept; omitted and `null` are the same ([R2](crate::rules#r2)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitResult {
     action: McpAction,
@@ -691,7 +691,7 @@ impl TryFrom<&ElicitationResponse> for ElicitResult {
     }
 }
 
-/// The form params of an ACP request, scope dropped (M1); `None` for URL or unknown
+/// The form params of an ACP request, scope dropped ([M1](crate::rules#m1)); `None` for URL or unknown
 /// modes.
 fn acp_form_params(acp: &CreateElicitation) -> Option<FormParams> {
     let schema = acp.schema_ref()?.clone();

@@ -1,5 +1,5 @@
 //! The params of `elicitation/create`, written once for both protocol versions: form or
-//! URL, generic over the version's URL params (the one part that differs, M6).
+//! URL, generic over the version's URL params (the one part that differs, [M6](crate::rules#m6)).
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -12,7 +12,7 @@ use crate::protocol::error::ParamsError;
 use crate::schema::ParseOptions;
 
 /// The URL params of one MCP protocol version: [`v2025_11_25::UrlParams`] (with an
-/// `elicitationId`) or [`v2026_07_28::UrlParams`] (without one, M6).
+/// `elicitationId`) or [`v2026_07_28::UrlParams`] (without one, [M6](crate::rules#m6)).
 ///
 /// This trait is sealed: those two types implement it and nothing outside this crate
 /// can. It only lets [`ElicitRequestParams`] be written once for both versions; what it
@@ -47,7 +47,7 @@ pub(super) mod sealed {
     }
 }
 
-/// The params of `elicitation/create`: form or URL, no scope (M1). `U` is the version's
+/// The params of `elicitation/create`: form or URL, no scope ([M1](crate::rules#m1)). `U` is the version's
 /// URL params; name it through the version's alias,
 /// [`v2025_11_25::ElicitRequestParams`] or [`v2026_07_28::ElicitRequestParams`], which
 /// also has the version's conversion to ACP (`into_acp`).
@@ -58,12 +58,12 @@ pub(super) mod sealed {
 pub enum ElicitRequestParams<U: McpUrlParams> {
     /// Form mode; `mode` may be omitted on the wire.
     Form(FormParams),
-    /// URL mode, in the version's form (2026-07-28 has no `elicitationId`, M6).
+    /// URL mode, in the version's form (2026-07-28 has no `elicitationId`, [M6](crate::rules#m6)).
     Url(U),
 }
 
 impl<U: McpUrlParams> ElicitRequestParams<U> {
-    /// Reads the params; a form schema with the lenient parse (M5).
+    /// Reads the params; a form schema with the lenient parse ([M5](crate::rules#m5)).
     pub fn from_json(json: &Value) -> Result<Self, ParamsError> {
         Self::parse(json, &ParseOptions::lenient())
     }
@@ -120,10 +120,10 @@ impl<'de, U: McpUrlParams> Deserialize<'de> for ElicitRequestParams<U> {
 impl<U: McpUrlParams> TryFrom<&CreateElicitation> for ElicitRequestParams<U> {
     type Error = ConversionError;
 
-    /// The MCP form of an ACP request: the scope is dropped (M1); a URL keeps its
-    /// `elicitationId` in 2025-11-25 and drops it in 2026-07-28 (M6: the agent keeps the
+    /// The MCP form of an ACP request: the scope is dropped ([M1](crate::rules#m1)); a URL keeps its
+    /// `elicitationId` in 2025-11-25 and drops it in 2026-07-28 ([M6](crate::rules#m6): the agent keeps the
     /// mapping from its input-request key). A schema loses only `pattern` when written
-    /// (M7). A custom or future ACP mode has no MCP form.
+    /// ([M7](crate::rules#m7)). A custom or future ACP mode has no MCP form.
     fn try_from(acp: &CreateElicitation) -> Result<Self, ConversionError> {
         match acp.params() {
             ModeParams::Form { .. } => acp_form_params(acp)

@@ -1,5 +1,5 @@
-//! MCP 2025-11-25: `elicitation/create` pushed by the server (M1), the
-//! `notifications/elicitation/complete` notification (M3) and the `-32042` error (M4).
+//! MCP 2025-11-25: `elicitation/create` pushed by the server ([M1](crate::rules#m1)), the
+//! `notifications/elicitation/complete` notification ([M3](crate::rules#m3)) and the `-32042` error ([M4](crate::rules#m4)).
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -21,7 +21,7 @@ use crate::schema::Meta;
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The params of a URL-mode request: `{"mode": "url", "message", "elicitationId",
-/// "url", "_meta"?}`. No scope (M1).
+/// "url", "_meta"?}`. No scope ([M1](crate::rules#m1)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlParams {
     message: String,
@@ -86,7 +86,7 @@ impl UrlParams {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
-    /// The ACP request for this URL in `scope` (M1: MCP has none, the caller knows it).
+    /// The ACP request for this URL in `scope` ([M1](crate::rules#m1): MCP has none, the caller knows it).
     pub fn into_acp(self, scope: Scope) -> CreateElicitation {
         CreateElicitation::url_unchecked(scope, self.message, self.elicitation_id, self.url)
             .with_meta(self.meta)
@@ -151,7 +151,7 @@ impl<'de> Deserialize<'de> for UrlParams {
     }
 }
 
-/// The params of `elicitation/create` in MCP 2025-11-25: form or URL, no scope (M1);
+/// The params of `elicitation/create` in MCP 2025-11-25: form or URL, no scope ([M1](crate::rules#m1));
 /// the URL params have an `elicitationId`.
 ///
 /// Reading, writing and the conversion from ACP are those of the generic
@@ -160,7 +160,7 @@ impl<'de> Deserialize<'de> for UrlParams {
 pub type ElicitRequestParams = super::ElicitRequestParams<UrlParams>;
 
 impl ElicitRequestParams {
-    /// The ACP request for these params in `scope` (M1: MCP has no scope; an agent
+    /// The ACP request for these params in `scope` ([M1](crate::rules#m1): MCP has no scope; an agent
     /// relaying an MCP server's elicitation during a tool call uses
     /// [`Scope::tool_call`]).
     pub fn into_acp(self, scope: Scope) -> CreateElicitation {
@@ -202,7 +202,7 @@ impl ElicitRequest {
     }
 }
 
-/// The params of `notifications/elicitation/complete` (M3): `{"elicitationId",
+/// The params of `notifications/elicitation/complete` ([M3](crate::rules#m3)): `{"elicitationId",
 /// "_meta"?}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElicitationCompleteNotification {
@@ -211,7 +211,7 @@ pub struct ElicitationCompleteNotification {
 }
 
 impl ElicitationCompleteNotification {
-    /// The notification method (M3).
+    /// The notification method ([M3](crate::rules#m3)).
     pub const METHOD: &'static str = ELICITATION_COMPLETE_NOTIFICATION;
 
     /// The notification for this id.
@@ -250,7 +250,7 @@ impl ElicitationCompleteNotification {
 }
 
 impl From<&CompleteElicitation> for ElicitationCompleteNotification {
-    /// The same notice under MCP's method name (M3).
+    /// The same notice under MCP's method name ([M3](crate::rules#m3)).
     fn from(acp: &CompleteElicitation) -> Self {
         ElicitationCompleteNotification {
             elicitation_id: acp.elicitation_id().to_owned(),
@@ -260,7 +260,7 @@ impl From<&CompleteElicitation> for ElicitationCompleteNotification {
 }
 
 impl From<&ElicitationCompleteNotification> for CompleteElicitation {
-    /// The same notice under ACP's method name (U5).
+    /// The same notice under ACP's method name ([U5](crate::rules#u5)).
     fn from(mcp: &ElicitationCompleteNotification) -> Self {
         CompleteElicitation::new(mcp.elicitation_id.clone()).with_meta(mcp.meta.clone())
     }
@@ -280,7 +280,7 @@ impl<'de> Deserialize<'de> for ElicitationCompleteNotification {
 }
 
 /// The `-32042` error a server answers with when the request needs the user to go
-/// through these URL elicitations first (M4): `data: {"elicitations": [...]}`.
+/// through these URL elicitations first ([M4](crate::rules#m4)): `data: {"elicitations": [...]}`.
 pub fn url_elicitation_required(
     message: impl Into<String>,
     elicitations: &[UrlParams],
@@ -293,7 +293,7 @@ pub fn url_elicitation_required(
     )
 }
 
-/// The URL elicitations a `-32042` error asks for (M4); `None` for any other error.
+/// The URL elicitations a `-32042` error asks for ([M4](crate::rules#m4)); `None` for any other error.
 pub fn required_url_elicitations(
     error: &JsonRpcError,
 ) -> Option<Result<Vec<UrlParams>, ParamsError>> {

@@ -1,4 +1,4 @@
-//! MCP 2026-07-28 (M6): elicitations travel inside an `InputRequiredResult`
+//! MCP 2026-07-28 ([M6](crate::rules#m6)): elicitations travel inside an `InputRequiredResult`
 //! (`inputRequests`, keyed by the server) and come back in `inputResponses`; URL params
 //! have no `elicitationId`; there is no completion notification and no `-32042`; the
 //! client's capabilities come with every request in
@@ -26,7 +26,7 @@ pub const PROTOCOL_VERSION: &str = "2026-07-28";
 pub const INPUT_REQUIRED: &str = "input_required";
 
 /// The params of a URL-mode request: `{"mode": "url", "message", "url"}`. No
-/// `elicitationId` (M6) and no scope (M1).
+/// `elicitationId` ([M6](crate::rules#m6)) and no scope ([M1](crate::rules#m1)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlParams {
     message: String,
@@ -53,7 +53,7 @@ impl UrlParams {
     }
 
     /// The ACP request for this URL in `scope`, with an `elicitationId` the agent
-    /// mints (U4): ACP requires one and this version has none (M6).
+    /// mints ([U4](crate::rules#u4)): ACP requires one and this version has none ([M6](crate::rules#m6)).
     pub fn into_acp(self, scope: Scope, elicitation_id: impl Into<String>) -> CreateElicitation {
         CreateElicitation::url_unchecked(scope, self.message, elicitation_id.into(), self.url)
     }
@@ -79,7 +79,7 @@ impl Sealed for UrlParams {
         map.serialize_entry("url", &self.url)
     }
 
-    /// M6: the `elicitationId` is dropped; the agent keeps the mapping from its
+    /// [M6](crate::rules#m6): the `elicitationId` is dropped; the agent keeps the mapping from its
     /// input-request key.
     fn from_acp(acp: &CreateElicitation, _elicitation_id: &str, url: &str) -> Self {
         UrlParams {
@@ -89,8 +89,8 @@ impl Sealed for UrlParams {
     }
 }
 
-/// The params of `elicitation/create` in MCP 2026-07-28: form or URL, no scope (M1);
-/// the URL params have no `elicitationId` (M6).
+/// The params of `elicitation/create` in MCP 2026-07-28: form or URL, no scope ([M1](crate::rules#m1));
+/// the URL params have no `elicitationId` ([M6](crate::rules#m6)).
 ///
 /// Reading, writing and the conversion from ACP are those of the generic
 /// [`mcp::ElicitRequestParams`](super::ElicitRequestParams); the conversion to ACP is
@@ -99,7 +99,7 @@ pub type ElicitRequestParams = super::ElicitRequestParams<UrlParams>;
 
 impl ElicitRequestParams {
     /// The ACP request for these params in `scope`. A URL request needs an
-    /// `elicitationId` the agent mints (U4); without one it is refused.
+    /// `elicitationId` the agent mints ([U4](crate::rules#u4)); without one it is refused.
     pub fn into_acp(
         self,
         scope: Scope,
@@ -137,7 +137,7 @@ impl ElicitRequest {
 }
 
 /// One entry of `inputRequests`. Read from the wire, an entry whose `method` is
-/// `elicitation/create` is parsed (schemas leniently, M5); any other is kept as
+/// `elicitation/create` is parsed (schemas leniently, [M5](crate::rules#m5)); any other is kept as
 /// received.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InputRequest {
@@ -196,7 +196,7 @@ mod entry {
 }
 
 /// Entries under server-assigned keys, in order: the shape of `inputRequests` and
-/// `inputResponses` (M6), named through the aliases [`InputRequests`] and
+/// `inputResponses` ([M6](crate::rules#m6)), named through the aliases [`InputRequests`] and
 /// [`InputResponses`]. Entries are written in the order they were read or first
 /// inserted; inserting under a key already present replaces that entry in its place.
 #[derive(Debug, Clone, PartialEq)]
@@ -274,7 +274,7 @@ impl<T: InputEntry> Keyed<T> {
     }
 }
 
-/// `inputRequests`: input requests keyed by server-assigned keys, in order (M6).
+/// `inputRequests`: input requests keyed by server-assigned keys, in order ([M6](crate::rules#m6)).
 pub type InputRequests = Keyed<InputRequest>;
 
 impl InputRequests {
@@ -292,7 +292,7 @@ impl InputRequests {
     }
 }
 
-/// The result a server returns when it needs input first (M6):
+/// The result a server returns when it needs input first ([M6](crate::rules#m6)):
 /// `{"resultType": "input_required", "inputRequests"?, "requestState"?, "_meta"?}`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InputRequiredResult {
@@ -379,7 +379,7 @@ impl entry::Sealed for InputResponse {
     }
 }
 
-/// `inputResponses`: the client's answers, keyed as the requests were (M6).
+/// `inputResponses`: the client's answers, keyed as the requests were ([M6](crate::rules#m6)).
 pub type InputResponses = Keyed<InputResponse>;
 
 impl InputResponses {
@@ -397,9 +397,9 @@ impl InputResponses {
     }
 }
 
-/// The client's elicitation capability as sent with a request (M6): read from
+/// The client's elicitation capability as sent with a request ([M6](crate::rules#m6)): read from
 /// `params._meta["io.modelcontextprotocol/clientCapabilities"].elicitation`, with MCP
-/// semantics (M2).
+/// semantics ([M2](crate::rules#m2)).
 pub fn client_capabilities_from_meta(
     request_meta: &Map<String, Value>,
 ) -> McpElicitationCapabilities {
@@ -411,7 +411,7 @@ pub fn client_capabilities_from_meta(
 }
 
 /// The `-32021` error a server answers with when the request needs an elicitation
-/// capability the client did not send (M6): `data: {"requiredCapabilities":
+/// capability the client did not send ([M6](crate::rules#m6)): `data: {"requiredCapabilities":
 /// {"elicitation": …}}`.
 pub fn missing_required_capability(
     message: impl Into<String>,

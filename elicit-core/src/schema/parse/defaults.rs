@@ -1,4 +1,4 @@
-//! Defaults (D11): read, and checked against their own property.
+//! Defaults ([D11](crate::rules#d11)): read, and checked against their own property.
 
 use std::borrow::Cow;
 
@@ -13,7 +13,7 @@ use crate::schema::{PropertyKind, PropertySchema};
 impl Parser<'_> {
     /// Reads `default` and checks it against its own property. In the lenient parse a
     /// malformed or invalid default reads as absent (ACP marks it
-    /// `x-deserialize-default-on-error`, C6).
+    /// `x-deserialize-default-on-error`, [C6](crate::rules#c6)).
     pub(super) fn default(
         &mut self,
         value: Option<&Value>,

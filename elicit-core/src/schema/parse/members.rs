@@ -1,6 +1,6 @@
 //! Members any object of the schema may carry, and where the strict and lenient parses
 //! part over them: keywords outside the subset (kept or refused), `title` and
-//! `description` (C6, D14), `_meta` (E7), and the length of a text (D12).
+//! `description` ([C6](crate::rules#c6), [D14](crate::rules#d14)), `_meta` ([E7](crate::rules#e7)), and the length of a text ([D12](crate::rules#d12)).
 
 use std::borrow::Cow;
 
@@ -59,7 +59,7 @@ impl Parser<'_> {
     }
 
     /// `title` / `description`: null is absent; malformed is an error in the strict
-    /// parse and absent in the lenient one (C6, D14).
+    /// parse and absent in the lenient one ([C6](crate::rules#c6), [D14](crate::rules#d14)).
     pub(super) fn cosmetic_text(
         &mut self,
         value: &Value,
@@ -83,7 +83,7 @@ impl Parser<'_> {
         }
     }
 
-    /// `_meta` (E7): kept as received; null is absent; malformed as for cosmetic text.
+    /// `_meta` ([E7](crate::rules#e7)): kept as received; null is absent; malformed as for cosmetic text.
     pub(super) fn meta(&mut self, value: &Value, at: &Ptr<'_>) -> Option<Meta> {
         match value {
             Value::Null => None,

@@ -3,7 +3,7 @@
 //!
 //! Both walk the whole document once and collect every problem instead of stopping at
 //! the first, so an author sees all their mistakes together. The lenient parse differs
-//! only where the spec says it may (C6, D7, D8, D14, E6): malformed cosmetic members
+//! only where the spec says it may ([C6](crate::rules#c6), [D7](crate::rules#d7), [D8](crate::rules#d8), [D14](crate::rules#d14), [E6](crate::rules#e6)): malformed cosmetic members
 //! read as absent, unknown types, formats, keywords and unusable patterns are kept but
 //! not enforced. Constraints that are malformed are errors in both.
 
@@ -33,7 +33,7 @@ pub enum ParseMode {
     Lenient,
 }
 
-/// Abuse limits (D12). The defaults are generous for any real form and small enough
+/// Abuse limits ([D12](crate::rules#d12)). The defaults are generous for any real form and small enough
 /// that a hostile schema cannot make a client allocate or work without bound.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -71,7 +71,7 @@ impl Default for Limits {
 pub struct ParseOptions {
     /// Strict or lenient.
     pub mode: ParseMode,
-    /// Abuse limits (D12).
+    /// Abuse limits ([D12](crate::rules#d12)).
     pub limits: Limits,
 }
 
@@ -97,7 +97,7 @@ impl ParseOptions {
 }
 
 impl RequestedSchema {
-    /// The strict parse (F1, F2, D2–D4, D7, D8, D11, D12): returns the schema, or every
+    /// The strict parse ([F1](crate::rules#f1), [F2](crate::rules#f2), [D2](crate::rules#d2)–[D4](crate::rules#d4), [D7](crate::rules#d7), [D8](crate::rules#d8), [D11](crate::rules#d11), [D12](crate::rules#d12)): returns the schema, or every
     /// problem found, each with its JSON pointer.
     ///
     /// ```
@@ -113,7 +113,7 @@ impl RequestedSchema {
         Self::parse(json, &ParseOptions::strict())
     }
 
-    /// The lenient parse a client uses (C6, D7, D8, D14, E6): malformed cosmetic members
+    /// The lenient parse a client uses ([C6](crate::rules#c6), [D7](crate::rules#d7), [D8](crate::rules#d8), [D14](crate::rules#d14), [E6](crate::rules#e6)): malformed cosmetic members
     /// read as absent; unknown property types, unknown formats and unusable patterns are
     /// kept and reported by [`RequestedSchema::unenforced`]; everything else is as strict.
     pub fn from_json_lenient(json: &Value) -> Result<Self, SchemaError> {

@@ -1,5 +1,5 @@
 //! Numbers: lengths and item counts, `number` and `integer` bounds and kinds, and the
-//! exact conversions of JSON numbers they need (F2, V2, D5).
+//! exact conversions of JSON numbers they need ([F2](crate::rules#f2), [V2](crate::rules#v2), [D5](crate::rules#d5)).
 
 use serde_json::Value;
 
@@ -173,7 +173,7 @@ impl Parser<'_> {
 }
 
 /// A JSON number as a double, when the double is exact: `number` bounds and defaults
-/// are doubles on the wire (F2), and an integer past 2^53 would silently move.
+/// are doubles on the wire ([F2](crate::rules#f2)), and an integer past 2^53 would silently move.
 pub(super) fn exact_f64(n: &serde_json::Number) -> Option<f64> {
     let f = n.as_f64().filter(|f| f.is_finite())?;
     if let Some(i) = n.as_i64() {
@@ -193,7 +193,7 @@ pub(crate) enum IntError {
     Range,
 }
 
-/// A JSON number as an int64, accepting floats with no fractional part (V2, D5).
+/// A JSON number as an int64, accepting floats with no fractional part ([V2](crate::rules#v2), [D5](crate::rules#d5)).
 pub(crate) fn value_to_i64(n: &serde_json::Number) -> Result<i64, IntError> {
     if let Some(i) = n.as_i64() {
         return Ok(i);

@@ -1,4 +1,4 @@
-//! The root object (F1): its members, `properties`, and `required` (D2).
+//! The root object ([F1](crate::rules#f1)): its members, `properties`, and `required` ([D2](crate::rules#d2)).
 
 use std::borrow::Cow;
 use std::sync::OnceLock;

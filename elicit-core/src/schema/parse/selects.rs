@@ -1,5 +1,5 @@
 //! Single- and multi-select kinds and their options: `enum`, `oneOf`, `anyOf`, the
-//! legacy `enumNames` (M5), and duplicate values (D4).
+//! legacy `enumNames` ([M5](crate::rules#m5)), and duplicate values ([D4](crate::rules#d4)).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -13,7 +13,7 @@ use crate::schema::{
     EnumOption, MultiSelectSchema, Options, PropertyKind, SingleSelectSchema, Text,
 };
 
-/// Option values seen so far (D4): a linear scan of a stack array for the short lists
+/// Option values seen so far ([D4](crate::rules#d4)): a linear scan of a stack array for the short lists
 /// forms have (no allocation), a hash set past that, so a list at the option limit
 /// stays linear.
 struct Seen<'a> {
@@ -99,7 +99,7 @@ impl Parser<'_> {
         }
     }
 
-    /// M5: MCP's legacy `enum` + `enumNames` reads as titled options in the lenient
+    /// [M5](crate::rules#m5): MCP's legacy `enum` + `enumNames` reads as titled options in the lenient
     /// parse; the strict parse refuses it. Names that do not line up with the values
     /// are cosmetic and read as absent.
     fn legacy_enum_names(

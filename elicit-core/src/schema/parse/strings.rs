@@ -1,4 +1,4 @@
-//! The `string` kind: lengths, `pattern` (D8) and `format` (D7).
+//! The `string` kind: lengths, `pattern` ([D8](crate::rules#d8)) and `format` ([D7](crate::rules#d7)).
 
 use std::borrow::Cow;
 
