@@ -176,7 +176,7 @@ pub use elicit_derive::Elicit;
 pub use elicit_core::{agent, client, content, protocol, rules, schema, typed};
 
 #[cfg(feature = "url")]
-pub use elicit_core::UrlReview;
+pub use elicit_core::client::{UrlError, UrlReview, UrlWarning};
 pub use elicit_core::{
     Action, CreateElicitation, Elicit, ElicitError, ElicitationCapabilities, ElicitationResponse,
     Elicited, Elicitor, Mode, RequestedSchema, SchemaError, Scope, ValidationErrors,

@@ -56,7 +56,7 @@ mod vocab;
 // The names an author needs first; everything else is in its module.
 pub use agent::{ElicitError, Elicitor};
 #[cfg(feature = "url")]
-pub use client::UrlReview;
+pub use client::{UrlError, UrlReview, UrlWarning};
 pub use content::ValidationErrors;
 pub use protocol::{
     Action, CreateElicitation, ElicitationCapabilities, ElicitationResponse, Mode, Scope,
