@@ -10,7 +10,7 @@
 //! ```
 //!
 //! and talk to it as an ACP client does: one JSON-RPC message per line on its stdin,
-//! its messages one per line on its stdout. `tests/acp_agent.rs` drives it exactly that
+//! its messages one per line on its stdout. `tests/examples/acp_agent.rs` drives it exactly that
 //! way. An abridged session (`>` is the client, `<` the agent):
 //!
 //! ```text

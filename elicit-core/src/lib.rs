@@ -1,9 +1,9 @@
-//! The engine behind [`elicit`](https://docs.rs/elicit): the restricted schema of an
+//! The engine behind [`elicit-acp`](https://docs.rs/elicit-acp): the restricted schema of an
 //! elicitation form, validation that agrees with JSON Schema 2020-12, typed fields, and
 //! the elicitation messages of the Agent Client Protocol (ACP) and MCP.
 //!
-//! Most users depend on the `elicit` crate, which re-exports this one together with
-//! `#[derive(Elicit)]`.
+//! Most users depend on the `elicit-acp` package (library `elicit`), which re-exports
+//! this one together with `#[derive(Elicit)]` and pins both to the same version.
 //!
 //! ```
 //! use elicit_core::RequestedSchema;

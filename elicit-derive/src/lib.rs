@@ -1,7 +1,7 @@
-//! `#[derive(Elicit)]` for the [`elicit`](https://docs.rs/elicit) crate: a struct with
-//! named fields becomes a form whose `requestedSchema` is a compile-time constant, and an
-//! enum of unit variants becomes a select. See the `elicit` crate for the attributes and
-//! examples; use it rather than this crate directly.
+//! `#[derive(Elicit)]` for the [`elicit-acp`](https://docs.rs/elicit-acp) package
+//! (library `elicit`): a struct with named fields becomes a form whose `requestedSchema`
+//! is a compile-time constant, and an enum of unit variants becomes a select. See that
+//! package for the attributes and examples; use it rather than this crate directly.
 //!
 //! The macro reads the input into a model (`ast`, `attr`), checks it (`check`) while
 //! collecting every mistake (`ctxt`), and generates code from the checked model

@@ -9,7 +9,7 @@
 //!
 //! # How the example is found
 //!
-//! `env!("CARGO_BIN_EXE_…")` exists only for binaries, and `cargo test --test acp_agent`
+//! `env!("CARGO_BIN_EXE_…")` exists only for binaries, and `cargo test --test examples`
 //! does not build examples, so a file under `target/debug/examples/` may be missing or
 //! older than the source. The test therefore asks cargo to build the example, with the
 //! features and profile this test was built with (so a no-op when it is fresh, and the

@@ -2,7 +2,7 @@
 //! and checks the response it prints on stdout and the dialog it shows on stderr.
 //!
 //! The example is built with cargo and found through cargo's JSON report, for the
-//! reasons given in `tests/acp_agent.rs`: examples have no `CARGO_BIN_EXE_…`, and a file
+//! reasons given in `tests/examples/acp_agent.rs`: examples have no `CARGO_BIN_EXE_…`, and a file
 //! under `target/` may be stale. Each run is bounded by [`RUN_TIMEOUT`] and the child is
 //! killed if it is still running when its handle is dropped.
 // URL review needs the `url` feature (on by default), as does the example.
