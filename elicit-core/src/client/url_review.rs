@@ -46,6 +46,23 @@ pub const MAX_REVIEWABLE_LENGTH: usize = 16 * 1024;
 /// [`registrable_domain`](Self::registrable_domain) highlighted, and every warning,
 /// before asking the user whether to open it; open that URL only after an
 /// explicit yes ([S2](crate::rules#s2)).
+///
+/// ```
+/// use elicit_core::client::{UrlReview, UrlWarning};
+///
+/// // A look-alike of paypal.com, with Cyrillic letters.
+/// let review = UrlReview::new("https://раураl.com/login")?;
+/// assert_eq!(review.host_unicode(), "раураl.com");
+/// assert!(review.full_url().starts_with("https://xn--")); // what really opens
+/// assert!(review
+///     .warnings()
+///     .iter()
+///     .any(|w| matches!(w, UrlWarning::MixedScriptHost { .. })));
+///
+/// // What cannot be reviewed is refused outright.
+/// assert!(UrlReview::new("javascript:alert(1)").is_err());
+/// # Ok::<(), elicit_core::client::UrlError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlReview {
     url: Url,

@@ -41,6 +41,32 @@ pub type Meta = Map<String, Value>;
 ///
 /// Build one with [`RequestedSchema::from_json`] (strict), [`RequestedSchema::from_json_lenient`]
 /// (what a client uses), or get one from a type with `#[derive(Elicit)]`.
+///
+/// ```
+/// use elicit_core::RequestedSchema;
+/// use serde_json::json;
+///
+/// // A property type from a future protocol version.
+/// let sent = json!({
+///     "type": "object",
+///     "properties": {
+///         "name": { "type": "string", "title": "Your name" },
+///         "where": { "type": "geo-point" }
+///     }
+/// });
+///
+/// // An agent's schema must pass the strict parse; this one does not.
+/// let error = RequestedSchema::from_json(&sent).unwrap_err();
+/// assert_eq!(error.pointer(), "/properties/where/type");
+///
+/// // A client reads it leniently, keeps the unknown property (E6) and says what it
+/// // cannot render or enforce, instead of dropping it silently.
+/// let schema = RequestedSchema::from_json_lenient(&sent)?;
+/// assert!(!schema.is_renderable());
+/// assert_eq!(schema.unenforced()[0].property, "where");
+/// assert_eq!(schema.to_json(), sent); // kept byte for byte
+/// # Ok::<(), elicit_core::SchemaError>(())
+/// ```
 #[derive(Debug)]
 pub struct RequestedSchema {
     pub(crate) title: Option<Text>,
