@@ -9,7 +9,7 @@
 //! use elicit_core::RequestedSchema;
 //! use serde_json::json;
 //!
-//! // What an agent sends: a flat form of primitive properties (SPEC F1, F2).
+//! // What an agent sends: a flat form of primitive properties (rules F1 and F2).
 //! let schema = RequestedSchema::from_json(&json!({
 //!     "type": "object",
 //!     "properties": {
