@@ -1,0 +1,23 @@
+//! Behavioural tests of elicit-core's security-critical code, one module per source
+//! file, written against the public API only (no derive, no facade helpers) so that
+//! `cargo mutants -p elicit-core` finds them without help:
+//!
+//! - `registry`: the agent's record of URL elicitations (`agent/registry.rs`): bound
+//!   to connection and user, completed once, bounded (E5, S6, U2, U4, U5, D12).
+//! - `elicitor`: what an agent asks through (`agent/elicitor.rs`): undeclared modes,
+//!   secrets, links, unsafe URLs and null request ids are refused (C7, F5–F7, S1, E3).
+//! - `url_check`: the agent's URL policy (`agent/url_check.rs`, S1, U3).
+//! - `url_review`: what a client shows before opening a URL (`client/url_review.rs`,
+//!   S2–S5, K3).
+//! - `tracker`: the client's record of completions (`client/tracker.rs`, U5, U6).
+//!
+//! Every test names the SPEC ids it covers (`// covers: …`).
+
+mod elicitor;
+#[cfg(feature = "url")]
+mod registry;
+mod tracker;
+#[cfg(feature = "url")]
+mod url_check;
+#[cfg(feature = "url")]
+mod url_review;

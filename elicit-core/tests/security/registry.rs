@@ -1,0 +1,688 @@
+//! `agent/registry.rs`: the agent's record of URL elicitations. Each is bound to the
+//! connection that sent it and the user who started it (E5, S6), completes once (U5),
+//! keeps consent apart from completion (U2), has an unguessable id unique among the
+//! outstanding ones (U4), and memory stays bounded (D12).
+
+use std::collections::HashSet;
+use std::error::Error as _;
+use std::sync::Arc;
+
+use elicit_core::agent::{
+    CompletionError, ConnectionId, ElicitError, Elicitor, RegistryLimits, UrlOutcome, UrlRegistry,
+    UrlState, UserId,
+};
+use elicit_core::protocol::{
+    CompleteElicitation, ElicitationCapabilities, ElicitationResponse, Mode, Scope,
+};
+use serde_json::json;
+
+const URL: &str = "https://auth.example.com/connect";
+
+fn url_caps() -> ElicitationCapabilities {
+    ElicitationCapabilities::from_json(Some(&json!({ "url": {} })))
+}
+
+fn alice() -> UserId {
+    UserId::new("alice")
+}
+
+fn bob() -> UserId {
+    UserId::new("bob")
+}
+
+/// An elicitor on a fresh connection of `registry`, with `user`.
+fn on(registry: &UrlRegistry, user: Option<UserId>) -> Elicitor {
+    let mut elicitor = Elicitor::new(url_caps(), ConnectionId::new()).with_registry(registry);
+    elicitor.set_user(user);
+    elicitor
+}
+
+/// Two connections of one agent, sharing its registry; alice on the first, bob on the
+/// second.
+fn two_connections() -> (UrlRegistry, Elicitor, Elicitor) {
+    let registry = UrlRegistry::new();
+    let a = on(&registry, Some(alice()));
+    let b = on(&registry, Some(bob()));
+    (registry, a, b)
+}
+
+/// Sends a URL elicitation and returns its id.
+fn send(elicitor: &Elicitor) -> String {
+    elicitor
+        .url(Scope::session("s1"), "Connect your calendar", URL)
+        .unwrap()
+        .elicitation_id()
+        .to_owned()
+}
+
+fn limits(max_outstanding_per_connection: usize, max_finished: usize) -> UrlRegistry {
+    UrlRegistry::with_limits(RegistryLimits {
+        max_outstanding_per_connection,
+        max_finished,
+    })
+}
+
+fn accept() -> ElicitationResponse {
+    ElicitationResponse::accept_without_content()
+}
+
+// covers: U2, U5
+#[test]
+fn outstanding_states_are_awaiting_and_consented_only() {
+    assert!(UrlState::AwaitingResponse.is_outstanding());
+    assert!(UrlState::Consented.is_outstanding());
+    assert!(!UrlState::Completed.is_outstanding());
+    assert!(!UrlState::Declined.is_outstanding());
+    assert!(!UrlState::Cancelled.is_outstanding());
+}
+
+// covers: U2, U5, R1
+#[test]
+fn states_have_distinct_names() {
+    let states = [
+        UrlState::AwaitingResponse,
+        UrlState::Consented,
+        UrlState::Completed,
+        UrlState::Declined,
+        UrlState::Cancelled,
+    ];
+    let names: HashSet<String> = states.iter().map(ToString::to_string).collect();
+    assert_eq!(names.len(), states.len());
+    assert!(names.iter().all(|name| !name.is_empty()));
+}
+
+// covers: U1, U4
+#[test]
+fn a_pending_url_is_the_request_with_its_id() {
+    let (_, a, _) = two_connections();
+    let pending = a
+        .url(Scope::session("s1"), "Connect your calendar", URL)
+        .unwrap();
+    let id = pending.elicitation_id().to_owned();
+    // 128 bits in lowercase hex: opaque, unguessable, safe in any text.
+    assert_eq!(id.len(), 32);
+    assert!(id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')));
+    let request = pending.request();
+    assert_eq!(request.mode(), Some(Mode::Url));
+    assert_eq!(request.elicitation_id(), Some(id.as_str()));
+    assert_eq!(request.target_url(), Some(URL));
+    assert_eq!(request.message(), "Connect your calendar");
+    assert_eq!(request.scope(), &Scope::session("s1"));
+    assert_eq!(request.to_json()["elicitationId"], id.as_str());
+    let owned = pending.clone().into_request();
+    assert_eq!(&owned, pending.request());
+    assert_eq!(owned.elicitation_id(), Some(id.as_str()));
+    // The id is the one the registry knows.
+    assert_eq!(a.url_state(&id), Some(UrlState::AwaitingResponse));
+}
+
+// covers: U4
+#[test]
+fn ids_are_unique_and_use_every_hex_digit() {
+    let registry = limits(1000, 16);
+    let a = on(&registry, None);
+    let ids: Vec<String> = (0..200).map(|_| send(&a)).collect();
+    let distinct: HashSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len());
+    // Both nibbles of the random bytes reach every digit: 6400 digits drawn at random
+    // miss one of 16 with a probability far below 1e-100.
+    for position in [0, 1] {
+        let digits: HashSet<u8> = ids
+            .iter()
+            .flat_map(|id| id.bytes().skip(position).step_by(2))
+            .collect();
+        assert_eq!(digits.len(), 16, "nibble {position}");
+    }
+}
+
+// covers: U3, U5, S6
+#[test]
+fn completion_errors_are_distinct_and_name_no_id_or_user() {
+    let (_, a, _) = two_connections();
+    let id = send(&a);
+    let unknown = ElicitationResponse::from_json(&json!({ "action": "_snooze" })).unwrap();
+    let CompletionError::UnknownAction(action) = a.record_response(&id, &unknown).unwrap_err()
+    else {
+        panic!("an unknown action")
+    };
+    let all = [
+        CompletionError::Unknown,
+        CompletionError::ForeignConnection,
+        CompletionError::UserMismatch,
+        CompletionError::AlreadyCompleted,
+        CompletionError::Closed {
+            state: UrlState::Declined,
+        },
+        CompletionError::Closed {
+            state: UrlState::Cancelled,
+        },
+        CompletionError::UnknownAction(action.clone()),
+    ];
+    let messages: HashSet<String> = all.iter().map(ToString::to_string).collect();
+    assert_eq!(messages.len(), all.len());
+    // No message names an id or a user (U3: they end up in logs).
+    for message in &messages {
+        assert!(!message.is_empty());
+        assert!(
+            !message.contains(&id) && !message.contains("alice"),
+            "{message}"
+        );
+    }
+    // A closed elicitation says how it was closed.
+    let declined = all[4].to_string();
+    assert!(
+        declined.contains(&UrlState::Declined.to_string()),
+        "{declined}"
+    );
+    // The unknown action is the cause, for error chains.
+    let source = all[6].source().expect("the unknown action is the source");
+    assert_eq!(source.to_string(), action.to_string());
+    assert!(all[..6].iter().all(|error| error.source().is_none()));
+}
+
+// covers: D12, U4
+#[test]
+fn default_limits() {
+    assert_eq!(RegistryLimits::default(), RegistryLimits::DEFAULT);
+    assert_eq!(RegistryLimits::DEFAULT.max_outstanding_per_connection, 64);
+    assert_eq!(RegistryLimits::DEFAULT.max_finished, 4096);
+    assert_eq!(UrlRegistry::new().limits(), RegistryLimits::DEFAULT);
+    assert_eq!(UrlRegistry::default().limits(), RegistryLimits::DEFAULT);
+    let custom = RegistryLimits {
+        max_outstanding_per_connection: 3,
+        max_finished: 5,
+    };
+    assert_eq!(UrlRegistry::with_limits(custom).limits(), custom);
+    assert_eq!(UrlRegistry::with_limits(custom).clone().limits(), custom);
+}
+
+// covers: D12, U4
+#[test]
+fn the_default_registry_holds_64_outstanding_per_connection() {
+    let registry = UrlRegistry::new();
+    let a = on(&registry, None);
+    for _ in 0..64 {
+        send(&a);
+    }
+    assert_eq!(registry.outstanding(a.connection()), 64);
+    assert_eq!(
+        a.url(Scope::session("s1"), "m", URL).unwrap_err(),
+        ElicitError::TooManyOutstanding { limit: 64 }
+    );
+}
+
+// covers: D12, U4, U2
+#[test]
+fn outstanding_counts_follow_every_transition() {
+    let registry = limits(3, 16);
+    let a = on(&registry, Some(alice()));
+    let b = on(&registry, None);
+    assert_eq!(registry.outstanding(a.connection()), 0);
+    let ids: Vec<String> = (0..3).map(|_| send(&a)).collect();
+    assert_eq!(registry.outstanding(a.connection()), 3);
+    // Refused at the limit, and nothing was recorded for it.
+    assert_eq!(
+        a.url(Scope::session("s1"), "m", URL).unwrap_err(),
+        ElicitError::TooManyOutstanding { limit: 3 }
+    );
+    assert_eq!(registry.outstanding(a.connection()), 3);
+    // Another connection has its own allowance.
+    send(&b);
+    assert_eq!(registry.outstanding(b.connection()), 1);
+    assert_eq!(registry.outstanding(a.connection()), 3);
+
+    // Consent keeps it outstanding (U2).
+    assert_eq!(
+        a.record_response(&ids[0], &accept()),
+        Ok(UrlOutcome::Consented)
+    );
+    assert_eq!(registry.outstanding(a.connection()), 3);
+    // Completing one frees exactly one place.
+    a.complete(&ids[0], Some(&alice())).unwrap();
+    assert_eq!(registry.outstanding(a.connection()), 2);
+    let replacement = send(&a);
+    assert_eq!(registry.outstanding(a.connection()), 3);
+    assert!(a.url(Scope::session("s1"), "m", URL).is_err());
+    // So does a decline, a cancel and a forget.
+    assert_eq!(
+        a.record_response(&ids[1], &ElicitationResponse::decline()),
+        Ok(UrlOutcome::Declined)
+    );
+    assert_eq!(registry.outstanding(a.connection()), 2);
+    assert_eq!(
+        a.record_response(&ids[2], &ElicitationResponse::cancel()),
+        Ok(UrlOutcome::Cancelled)
+    );
+    assert_eq!(registry.outstanding(a.connection()), 1);
+    assert!(a.forget(&replacement));
+    assert_eq!(registry.outstanding(a.connection()), 0);
+    // Finished elicitations never count again.
+    assert!(a.complete(&ids[0], Some(&alice())).is_err());
+    assert!(a
+        .record_response(&ids[1], &ElicitationResponse::cancel())
+        .is_err());
+    assert_eq!(registry.outstanding(a.connection()), 0);
+    assert_eq!(registry.outstanding(b.connection()), 1);
+    // The whole allowance is back.
+    for _ in 0..3 {
+        send(&a);
+    }
+    assert_eq!(registry.outstanding(a.connection()), 3);
+    assert!(a.url(Scope::session("s1"), "m", URL).is_err());
+}
+
+// covers: D12, U5
+#[test]
+fn finished_elicitations_are_remembered_up_to_the_limit() {
+    let registry = limits(16, 3);
+    let a = on(&registry, None);
+    let ids: Vec<String> = (0..4).map(|_| send(&a)).collect();
+    for id in &ids[..3] {
+        a.complete(id, None).unwrap();
+    }
+    // Exactly `max_finished` are remembered.
+    for id in &ids[..3] {
+        assert_eq!(a.url_state(id), Some(UrlState::Completed));
+        assert_eq!(a.complete(id, None), Err(CompletionError::AlreadyCompleted));
+    }
+    // One more finished: the oldest is forgotten, and still refused, as unknown.
+    assert_eq!(
+        a.record_response(&ids[3], &ElicitationResponse::decline()),
+        Ok(UrlOutcome::Declined)
+    );
+    assert_eq!(a.url_state(&ids[0]), None);
+    assert_eq!(a.complete(&ids[0], None), Err(CompletionError::Unknown));
+    assert_eq!(a.url_state(&ids[1]), Some(UrlState::Completed));
+    assert_eq!(a.url_state(&ids[3]), Some(UrlState::Declined));
+    assert_eq!(
+        a.complete(&ids[3], None),
+        Err(CompletionError::Closed {
+            state: UrlState::Declined
+        })
+    );
+    // Outstanding ones are never forgotten for lack of room.
+    let open = send(&a);
+    for _ in 0..5 {
+        let id = send(&a);
+        a.complete(&id, None).unwrap();
+    }
+    assert_eq!(a.url_state(&open), Some(UrlState::AwaitingResponse));
+    assert!(a.complete(&open, None).is_ok());
+}
+
+// covers: E5, U5, S6
+#[test]
+fn completion_yields_the_notification_once() {
+    let (registry, a, _) = two_connections();
+    let id = send(&a);
+    let done = a.complete(&id, Some(&alice())).unwrap();
+    assert_eq!(done, CompleteElicitation::new(id.clone()));
+    assert_eq!(done.elicitation_id(), id);
+    assert_eq!(done.to_json(), json!({ "elicitationId": id }));
+    assert_eq!(a.url_state(&id), Some(UrlState::Completed));
+    assert_eq!(registry.outstanding(a.connection()), 0);
+    // U5: once.
+    assert_eq!(
+        a.complete(&id, Some(&alice())),
+        Err(CompletionError::AlreadyCompleted)
+    );
+    // Even for another user: the answer does not depend on who asks twice.
+    assert!(a.complete(&id, Some(&bob())).is_err());
+    assert_eq!(a.url_state(&id), Some(UrlState::Completed));
+}
+
+// covers: E5, U5
+#[test]
+fn another_connection_cannot_complete_answer_see_or_forget() {
+    let (registry, a, b) = two_connections();
+    let id = send(&a);
+    // Even for the same user on the other connection.
+    let b_as_alice = Elicitor::new(url_caps(), b.connection())
+        .with_user(alice())
+        .with_registry(&registry);
+    assert_eq!(
+        b_as_alice.complete(&id, Some(&alice())),
+        Err(CompletionError::ForeignConnection)
+    );
+    assert_eq!(
+        b.complete(&id, Some(&bob())),
+        Err(CompletionError::ForeignConnection)
+    );
+    assert_eq!(
+        b.record_response(&id, &accept()),
+        Err(CompletionError::ForeignConnection)
+    );
+    assert_eq!(
+        b.record_response(&id, &ElicitationResponse::decline()),
+        Err(CompletionError::ForeignConnection)
+    );
+    assert_eq!(b.url_state(&id), None);
+    assert!(!b.forget(&id));
+    // Untouched on its own connection.
+    assert_eq!(a.url_state(&id), Some(UrlState::AwaitingResponse));
+    assert_eq!(registry.outstanding(a.connection()), 1);
+    assert_eq!(registry.outstanding(b.connection()), 0);
+    assert!(a.complete(&id, Some(&alice())).is_ok());
+    // Once finished, still not the other connection's.
+    assert_eq!(b.url_state(&id), None);
+    assert_eq!(
+        b.complete(&id, Some(&bob())),
+        Err(CompletionError::ForeignConnection)
+    );
+}
+
+// covers: E5
+#[test]
+fn a_separate_registry_knows_nothing() {
+    let (_, a, _) = two_connections();
+    let id = send(&a);
+    let elsewhere = Elicitor::new(url_caps(), a.connection()).with_user(alice());
+    assert_eq!(
+        elsewhere.complete(&id, Some(&alice())),
+        Err(CompletionError::Unknown)
+    );
+    assert_eq!(elsewhere.url_state(&id), None);
+}
+
+// covers: E5
+#[test]
+fn clones_of_a_registry_share_one_record() {
+    let registry = UrlRegistry::new();
+    let clone = registry.clone();
+    let a = on(&clone, None);
+    let id = send(&a);
+    assert_eq!(registry.outstanding(a.connection()), 1);
+    let same_connection = Elicitor::new(url_caps(), a.connection()).with_registry(&registry);
+    assert_eq!(
+        same_connection.url_state(&id),
+        Some(UrlState::AwaitingResponse)
+    );
+    assert!(same_connection.complete(&id, None).is_ok());
+    assert_eq!(a.url_state(&id), Some(UrlState::Completed));
+}
+
+// covers: S6, E5
+#[test]
+fn only_the_user_who_started_can_complete() {
+    let (registry, a, _) = two_connections();
+    let id = send(&a);
+    assert_eq!(
+        a.complete(&id, Some(&bob())),
+        Err(CompletionError::UserMismatch)
+    );
+    assert_eq!(a.complete(&id, None), Err(CompletionError::UserMismatch));
+    // Identities compare exactly.
+    assert_eq!(
+        a.complete(&id, Some(&UserId::new("Alice"))),
+        Err(CompletionError::UserMismatch)
+    );
+    // Refusals change nothing.
+    assert_eq!(a.url_state(&id), Some(UrlState::AwaitingResponse));
+    assert_eq!(registry.outstanding(a.connection()), 1);
+    assert!(a.complete(&id, Some(&alice())).is_ok());
+}
+
+// covers: S6
+#[test]
+fn the_user_is_bound_when_the_request_is_sent() {
+    let mut elicitor = Elicitor::new(url_caps(), ConnectionId::new()).with_user(alice());
+    let id = send(&elicitor);
+    elicitor.set_user(Some(UserId::new("mallory")));
+    let mallory = UserId::new("mallory");
+    assert_eq!(
+        elicitor.complete(&id, Some(&mallory)),
+        Err(CompletionError::UserMismatch)
+    );
+    assert!(elicitor.complete(&id, Some(&alice())).is_ok());
+}
+
+// covers: E5, S6
+#[test]
+fn without_authentication_the_connection_alone_binds() {
+    let elicitor = Elicitor::new(url_caps(), ConnectionId::new());
+    assert_eq!(elicitor.user(), None);
+    let id = send(&elicitor);
+    // An elicitation started with no user cannot be claimed by one.
+    assert_eq!(
+        elicitor.complete(&id, Some(&alice())),
+        Err(CompletionError::UserMismatch)
+    );
+    assert!(elicitor.complete(&id, None).is_ok());
+}
+
+// covers: U5, U6
+#[test]
+fn unknown_and_duplicate_ids_are_refused_distinctly() {
+    let (_, a, _) = two_connections();
+    assert_eq!(
+        a.complete("no-such-id", Some(&alice())),
+        Err(CompletionError::Unknown)
+    );
+    assert_eq!(
+        a.complete("", Some(&alice())),
+        Err(CompletionError::Unknown)
+    );
+    assert_eq!(
+        a.record_response("no-such-id", &ElicitationResponse::decline()),
+        Err(CompletionError::Unknown)
+    );
+    assert_eq!(a.url_state("no-such-id"), None);
+    assert!(!a.forget("no-such-id"));
+    let id = send(&a);
+    // Ids compare exactly.
+    assert_eq!(
+        a.complete(&id.to_uppercase(), Some(&alice())),
+        Err(CompletionError::Unknown)
+    );
+    a.complete(&id, Some(&alice())).unwrap();
+    assert_eq!(
+        a.complete(&id, Some(&alice())),
+        Err(CompletionError::AlreadyCompleted)
+    );
+}
+
+// covers: U2
+#[test]
+fn accept_is_consent_not_completion() {
+    let (registry, a, _) = two_connections();
+    let id = send(&a);
+    assert_eq!(a.url_state(&id), Some(UrlState::AwaitingResponse));
+    assert_eq!(a.record_response(&id, &accept()), Ok(UrlOutcome::Consented));
+    // U2: still outstanding; nothing was completed.
+    assert_eq!(a.url_state(&id), Some(UrlState::Consented));
+    assert_eq!(registry.outstanding(a.connection()), 1);
+    // The same answer again changes nothing.
+    assert_eq!(a.record_response(&id, &accept()), Ok(UrlOutcome::Consented));
+    assert_eq!(a.url_state(&id), Some(UrlState::Consented));
+    // Completion is a separate event, from the external interaction.
+    a.complete(&id, Some(&alice())).unwrap();
+    assert_eq!(a.url_state(&id), Some(UrlState::Completed));
+    assert_eq!(registry.outstanding(a.connection()), 0);
+}
+
+// covers: R1, R5, U2
+#[test]
+fn declined_and_cancelled_elicitations_are_closed() {
+    let (registry, a, _) = two_connections();
+    for (response, outcome, state) in [
+        (
+            ElicitationResponse::decline(),
+            UrlOutcome::Declined,
+            UrlState::Declined,
+        ),
+        (
+            ElicitationResponse::cancel(),
+            UrlOutcome::Cancelled,
+            UrlState::Cancelled,
+        ),
+    ] {
+        let id = send(&a);
+        assert_eq!(a.record_response(&id, &response), Ok(outcome));
+        assert_eq!(a.url_state(&id), Some(state));
+        assert_eq!(registry.outstanding(a.connection()), 0);
+        assert_eq!(
+            a.complete(&id, Some(&alice())),
+            Err(CompletionError::Closed { state })
+        );
+        assert_eq!(
+            a.record_response(&id, &accept()),
+            Err(CompletionError::Closed { state })
+        );
+        assert!(!a.forget(&id));
+        assert_eq!(a.url_state(&id), Some(state));
+    }
+    // A decline after consent closes it too: the user changed their mind.
+    let id = send(&a);
+    assert_eq!(a.record_response(&id, &accept()), Ok(UrlOutcome::Consented));
+    assert_eq!(
+        a.record_response(&id, &ElicitationResponse::decline()),
+        Ok(UrlOutcome::Declined)
+    );
+    assert_eq!(a.url_state(&id), Some(UrlState::Declined));
+    assert_eq!(registry.outstanding(a.connection()), 0);
+}
+
+// covers: E6, R5
+#[test]
+fn an_unknown_action_is_not_consent() {
+    let (registry, a, _) = two_connections();
+    let unknown = ElicitationResponse::from_json(&json!({ "action": "_snooze" })).unwrap();
+    let id = send(&a);
+    let error = a.record_response(&id, &unknown).unwrap_err();
+    let CompletionError::UnknownAction(action) = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(action.action, "_snooze");
+    assert_eq!(a.url_state(&id), Some(UrlState::AwaitingResponse));
+    // Nor does it undo consent.
+    assert_eq!(a.record_response(&id, &accept()), Ok(UrlOutcome::Consented));
+    assert!(matches!(
+        a.record_response(&id, &unknown),
+        Err(CompletionError::UnknownAction(_))
+    ));
+    assert_eq!(a.url_state(&id), Some(UrlState::Consented));
+    assert_eq!(registry.outstanding(a.connection()), 1);
+}
+
+// covers: U2, U5
+#[test]
+fn a_completion_may_overtake_the_response() {
+    let (_, a, _) = two_connections();
+    let unknown = ElicitationResponse::from_json(&json!({ "action": "_later" })).unwrap();
+    for (response, outcome) in [
+        (accept(), UrlOutcome::Consented),
+        (ElicitationResponse::decline(), UrlOutcome::Declined),
+        (ElicitationResponse::cancel(), UrlOutcome::Cancelled),
+    ] {
+        let id = send(&a);
+        a.complete(&id, Some(&alice())).unwrap();
+        // The response arrives afterwards: it still says what the user chose, and the
+        // elicitation stays completed.
+        assert_eq!(a.record_response(&id, &response), Ok(outcome));
+        assert_eq!(a.url_state(&id), Some(UrlState::Completed));
+        assert!(matches!(
+            a.record_response(&id, &unknown),
+            Err(CompletionError::UnknownAction(_))
+        ));
+        assert_eq!(
+            a.complete(&id, Some(&alice())),
+            Err(CompletionError::AlreadyCompleted)
+        );
+    }
+}
+
+// covers: U4, E5
+#[test]
+fn forgotten_elicitations_cannot_complete() {
+    let (registry, a, _) = two_connections();
+    let forgotten = send(&a);
+    assert!(a.forget(&forgotten));
+    assert!(!a.forget(&forgotten));
+    assert_eq!(a.url_state(&forgotten), None);
+    assert_eq!(registry.outstanding(a.connection()), 0);
+    assert_eq!(
+        a.complete(&forgotten, Some(&alice())),
+        Err(CompletionError::Unknown)
+    );
+    // A consented one can be given up on too.
+    let consented = send(&a);
+    assert_eq!(
+        a.record_response(&consented, &accept()),
+        Ok(UrlOutcome::Consented)
+    );
+    assert!(a.forget(&consented));
+    assert_eq!(a.url_state(&consented), None);
+    // A finished one is not outstanding: nothing to forget, and it stays finished.
+    let done = send(&a);
+    a.complete(&done, Some(&alice())).unwrap();
+    assert!(!a.forget(&done));
+    assert_eq!(a.url_state(&done), Some(UrlState::Completed));
+    assert_eq!(
+        a.complete(&done, Some(&alice())),
+        Err(CompletionError::AlreadyCompleted)
+    );
+}
+
+// covers: E5, U5
+#[test]
+fn a_disconnect_forgets_only_that_connection() {
+    let (registry, a, b) = two_connections();
+    let open = send(&a);
+    let consented = send(&a);
+    assert_eq!(
+        a.record_response(&consented, &accept()),
+        Ok(UrlOutcome::Consented)
+    );
+    let finished = send(&a);
+    a.complete(&finished, Some(&alice())).unwrap();
+    let other_open = send(&b);
+    let other_finished = send(&b);
+    b.complete(&other_finished, Some(&bob())).unwrap();
+
+    a.disconnect();
+    assert_eq!(registry.outstanding(a.connection()), 0);
+    for id in [&open, &consented, &finished] {
+        assert_eq!(a.url_state(id), None);
+        assert_eq!(
+            a.complete(id, Some(&alice())),
+            Err(CompletionError::Unknown)
+        );
+    }
+    // Other connections are untouched.
+    assert_eq!(registry.outstanding(b.connection()), 1);
+    assert_eq!(b.url_state(&other_open), Some(UrlState::AwaitingResponse));
+    assert_eq!(
+        b.complete(&other_finished, Some(&bob())),
+        Err(CompletionError::AlreadyCompleted)
+    );
+    assert!(b.complete(&other_open, Some(&bob())).is_ok());
+}
+
+// covers: U4, E5
+#[test]
+fn connections_on_many_threads_share_one_registry() {
+    let registry = UrlRegistry::new();
+    let handles: Vec<_> = (0..4)
+        .map(|n| {
+            let elicitor = Arc::new(
+                Elicitor::new(url_caps(), ConnectionId::new())
+                    .with_user(UserId::new(format!("user-{n}")))
+                    .with_registry(&registry),
+            );
+            std::thread::spawn(move || {
+                let ids: Vec<String> = (0..16).map(|_| send(&elicitor)).collect();
+                for id in &ids {
+                    elicitor.complete(id, elicitor.user()).unwrap();
+                }
+                ids
+            })
+        })
+        .collect();
+    let mut all = HashSet::new();
+    for handle in handles {
+        for id in handle.join().unwrap() {
+            assert!(all.insert(id));
+        }
+    }
+    assert_eq!(all.len(), 64);
+}
