@@ -1,167 +1,21 @@
-//! The client's completion tracker: a completion is reported once, only for a URL
-//! elicitation received on this connection (U6), with bounded memory; and the whole
-//! URL-mode exchange from agent to client and back (U1, U2, U5).
+//! The whole URL-mode exchange from agent to client and back (U1, U2, U5, U6). The
+//! client's completion tracker on its own (U6: a completion is reported once, only for
+//! a URL elicitation received on this connection, with bounded memory) is tested where
+//! `cargo mutants -p elicit-core` finds it: `elicit-core/tests/security/tracker.rs`.
+// URL mode needs the `url` feature (on by default).
+#![cfg(feature = "url")]
 
 use crate::common;
 
 use elicit::client::{Completion, CompletionTracker, Ignored};
-use elicit::protocol::{
-    CompleteElicitation, CreateElicitation, ElicitationCapabilities, ElicitationResponse, Scope,
-};
-use elicit::RequestedSchema;
+use elicit::protocol::{CompleteElicitation, ElicitationCapabilities, ElicitationResponse, Scope};
 use serde_json::json;
-
-fn url_request(id: &str) -> CreateElicitation {
-    CreateElicitation::url(
-        Scope::session("s"),
-        "Sign in",
-        id,
-        "https://auth.example.com/",
-    )
-    .unwrap()
-}
 
 fn done(id: &str) -> CompleteElicitation {
     CompleteElicitation::new(id)
 }
 
-// covers: U6, U5
-#[test]
-fn a_completion_is_reported_once_for_a_known_id() {
-    let mut tracker = CompletionTracker::new();
-    assert!(tracker.track(&url_request("el-1")));
-    assert!(tracker.is_pending("el-1"));
-    let completion = tracker.complete(&done("el-1"));
-    assert!(completion.is_completed());
-    assert_eq!(completion, Completion::Completed("el-1".into()));
-    assert!(!tracker.is_pending("el-1"));
-    assert_eq!(
-        tracker.complete(&done("el-1")),
-        Completion::Ignored(Ignored::AlreadyCompleted)
-    );
-    assert_eq!(
-        tracker.complete(&done("el-1")),
-        Completion::Ignored(Ignored::AlreadyCompleted)
-    );
-}
-
-// covers: U6, U4
-#[test]
-fn unknown_ids_are_ignored() {
-    let mut tracker = CompletionTracker::new();
-    tracker.track_id("el-1");
-    assert_eq!(
-        tracker.complete(&done("el-2")),
-        Completion::Ignored(Ignored::Unknown)
-    );
-    // Ids are opaque and compared exactly.
-    assert_eq!(
-        tracker.complete(&done("EL-1")),
-        Completion::Ignored(Ignored::Unknown)
-    );
-    assert_eq!(
-        tracker.complete(&done("el-1 ")),
-        Completion::Ignored(Ignored::Unknown)
-    );
-    assert!(!tracker.complete(&done("")).is_completed());
-    assert!(tracker.is_pending("el-1"));
-}
-
-// covers: U6, E6
-#[test]
-fn only_url_requests_are_tracked_and_malformed_notifications_are_ignored() {
-    let mut tracker = CompletionTracker::new();
-    let schema =
-        RequestedSchema::from_json(&json!({ "type": "object", "properties": {} })).unwrap();
-    assert!(!tracker.track(&CreateElicitation::form(Scope::session("s"), "m", schema)));
-    assert_eq!(tracker.pending_len(), 0);
-    tracker.track_id("el-1");
-    for params in [
-        json!(null),
-        json!({}),
-        json!({ "elicitationId": 1 }),
-        json!("el-1"),
-    ] {
-        assert_eq!(
-            tracker.complete_params(&params),
-            Completion::Ignored(Ignored::Malformed),
-            "{params}"
-        );
-    }
-    assert_eq!(
-        tracker.complete_params(&json!({ "elicitationId": "el-1", "_meta": { "x": 1 } })),
-        Completion::Completed("el-1".into())
-    );
-}
-
-// covers: U4, U6
-#[test]
-fn a_duplicate_outstanding_id_is_tracked_once_and_an_id_may_be_reused_after_completion() {
-    let mut tracker = CompletionTracker::new();
-    assert!(tracker.track_id("el-1"));
-    assert!(!tracker.track_id("el-1"));
-    assert_eq!(tracker.pending_len(), 1);
-    assert!(tracker.complete(&done("el-1")).is_completed());
-    // U4 asks for uniqueness among outstanding ids only.
-    assert!(tracker.track_id("el-1"));
-    assert!(tracker.complete(&done("el-1")).is_completed());
-}
-
-// covers: U6, R1
-#[test]
-fn a_forgotten_id_is_ignored() {
-    let mut tracker = CompletionTracker::new();
-    tracker.track_id("el-1");
-    assert!(tracker.forget("el-1")); // e.g. the user declined
-    assert!(!tracker.forget("el-1"));
-    assert_eq!(
-        tracker.complete(&done("el-1")),
-        Completion::Ignored(Ignored::Unknown)
-    );
-}
-
-// covers: U6, D12
-#[test]
-fn memory_is_bounded() {
-    assert_eq!(
-        CompletionTracker::new().capacity(),
-        CompletionTracker::DEFAULT_CAPACITY
-    );
-    assert_eq!(CompletionTracker::with_capacity(0).capacity(), 1);
-    let mut tracker = CompletionTracker::with_capacity(3);
-    for i in 0..10 {
-        tracker.track_id(format!("el-{i}"));
-    }
-    assert_eq!(tracker.pending_len(), 3);
-    // The oldest were forgotten: their completion is ignored.
-    assert_eq!(
-        tracker.complete(&done("el-0")),
-        Completion::Ignored(Ignored::Unknown)
-    );
-    for i in 7..10 {
-        assert!(tracker.complete(&done(&format!("el-{i}"))).is_completed());
-    }
-    // Completed ids are bounded too; a forgotten one is still ignored.
-    for i in 10..20 {
-        tracker.track_id(format!("el-{i}"));
-        assert!(tracker.complete(&done(&format!("el-{i}"))).is_completed());
-    }
-    assert_eq!(
-        tracker.complete(&done("el-7")),
-        Completion::Ignored(Ignored::Unknown)
-    );
-    assert_eq!(
-        tracker.complete(&done("el-19")),
-        Completion::Ignored(Ignored::AlreadyCompleted)
-    );
-    assert_eq!(
-        tracker.complete(&done("el-3")),
-        Completion::Ignored(Ignored::Unknown)
-    );
-}
-
 // covers: U1, U2, U5, U6, E5, S6, C7, C8
-#[cfg(feature = "url")]
 #[test]
 fn a_url_elicitation_from_agent_to_client_and_back() {
     use elicit::agent::{ConnectionId, Elicitor, UrlOutcome, UserId};
