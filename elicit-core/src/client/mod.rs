@@ -43,6 +43,8 @@ mod url_review;
 
 #[cfg(feature = "url")]
 pub use crate::url_error::InvalidUrl;
+#[cfg(feature = "url")]
+pub use crate::url_safety::UrlPart;
 pub use check::{check_request, check_request_with, Incoming};
 pub use form::{
     Choice, FieldError, FieldErrorKind, FieldKind, FormEngine, FormError, FormField, Review,

@@ -73,7 +73,7 @@ pub(super) fn bare_domain_url(text: &str, start: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut at = start;
     let mut labels = 0usize;
-    let mut last_label = start..start;
+    let mut last_label;
     loop {
         let label_end = at
             + bytes[at..]
