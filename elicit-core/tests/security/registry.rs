@@ -8,8 +8,8 @@ use std::error::Error as _;
 use std::sync::Arc;
 
 use elicit_core::agent::{
-    CompletionError, ConnectionId, ElicitError, Elicitor, RegistryLimits, UrlOutcome, UrlRegistry,
-    UrlState, UserId,
+    CompletionError, ConnectionId, ElicitError, Elicitor, RegistryError, RegistryLimits,
+    UrlOutcome, UrlRegistry, UrlState, UserId,
 };
 use elicit_core::protocol::{
     CompleteElicitation, ElicitationCapabilities, ElicitationResponse, Mode, Scope,
@@ -685,4 +685,34 @@ fn connections_on_many_threads_share_one_registry() {
         }
     }
     assert_eq!(all.len(), 64);
+}
+
+// covers: U4, D12
+#[test]
+fn registry_errors_say_why_and_become_the_elicitors() {
+    // The registry's own error, which the `Elicitor` reports as its matching variant.
+    let full = RegistryError::TooManyOutstanding { limit: 3 };
+    let text = full.to_string();
+    assert!(text.contains('3') && text.contains("outstanding"), "{text}");
+    let no_randomness = RegistryError::RandomnessUnavailable("no entropy".to_owned());
+    let text = no_randomness.to_string();
+    assert!(
+        text.contains("no entropy") && text.contains("random"),
+        "{text}"
+    );
+    assert!(full.source().is_none() && no_randomness.source().is_none());
+
+    assert_eq!(
+        ElicitError::from(full.clone()),
+        ElicitError::TooManyOutstanding { limit: 3 }
+    );
+    assert_eq!(
+        ElicitError::from(no_randomness),
+        ElicitError::RandomnessUnavailable("no entropy".to_owned())
+    );
+    // The elicitor says the same thing the registry did.
+    assert_eq!(
+        ElicitError::from(full.clone()).to_string(),
+        full.to_string()
+    );
 }
