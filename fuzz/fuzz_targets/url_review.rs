@@ -4,7 +4,8 @@
 //! is reviewable by a client.
 #![no_main]
 
-use elicit::{UrlPolicy, UrlReview};
+use elicit::agent::UrlPolicy;
+use elicit::UrlReview;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
