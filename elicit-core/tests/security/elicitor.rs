@@ -667,6 +667,10 @@ fn unsafe_urls_are_refused_with_the_reason() {
         UnsafeUrlError::EmailAddress { .. }
     ));
     assert!(matches!(
+        unsafe_url("https://example.com/u?phone=5551234"),
+        UnsafeUrlError::PersonalDataParameter { .. }
+    ));
+    assert!(matches!(
         unsafe_url("javascript:alert(1)"),
         UnsafeUrlError::NonWebScheme { .. }
     ));
@@ -690,7 +694,11 @@ fn unsafe_urls_are_refused_with_the_reason() {
     assert_eq!(error.to_string(), "refusing to send the URL");
     let source = error.source().expect("the URL rule is the source");
     assert_eq!(source.to_string(), reason.to_string());
-    assert!(!source.to_string().contains("sekrit"), "{source}");
+    let source = source.to_string();
+    assert!(
+        source.contains("access_token") && !source.contains("sekrit"),
+        "{source}"
+    );
     // Nothing refused was recorded.
     assert_eq!(elicitor.registry().outstanding(elicitor.connection()), 0);
 }
