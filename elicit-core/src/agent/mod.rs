@@ -8,6 +8,8 @@
 //!   produced once, for the right connection and user ([E5](crate::rules#e5), [S6](crate::rules#s6), [U2](crate::rules#u2), [U4](crate::rules#u4), [U5](crate::rules#u5)).
 //! - [`UrlOutcome`]: the user's choice on a URL elicitation, read without looking at
 //!   any content ([R4](crate::rules#r4), [U3](crate::rules#u3)). Form answers are read with `Elicit::from_response` ([F3](crate::rules#f3), [R5](crate::rules#r5)).
+//! - [`AskError`]: every way asking a client through an SDK integration can end without
+//!   an answer to use, the same for every SDK.
 //! - `UrlPolicy` (feature `url`): the URL rules an agent must follow before sending a
 //!   URL-mode elicitation ([S1](crate::rules#s1), [U3](crate::rules#u3)).
 //!
@@ -45,6 +47,7 @@
 //! # }
 //! ```
 
+mod ask;
 mod elicitor;
 mod ids;
 mod outcome;
@@ -55,6 +58,7 @@ mod url_check;
 
 #[cfg(feature = "url")]
 pub use crate::url_error::InvalidUrl;
+pub use ask::AskError;
 pub use elicitor::{ElicitError, Elicitor};
 pub use ids::{ConnectionId, UserId};
 pub use outcome::{UnknownActionError, UrlOutcome};

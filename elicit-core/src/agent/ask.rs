@@ -1,0 +1,176 @@
+//! [`AskError`]: why asking a client through an SDK did not end with an answer.
+//!
+//! The SDK integrations (`agent_client_protocol`, `rmcp`) send the request and read
+//! the answer in one call; every way that call can fail is a variant here, the same
+//! for every SDK, so an agent that serves both matches one type.
+
+use std::error::Error;
+use std::fmt;
+
+use crate::content::ValidationErrors;
+use crate::protocol::{JsonRpcError, Mode, ResponseError};
+use crate::schema::Finding;
+
+use super::ElicitError;
+
+/// Why an `ask` ended without an answer to use.
+///
+/// The first group is refused before anything is sent (nothing reached the client):
+/// [`ModeNotSupported`](Self::ModeNotSupported), [`SecretInForm`](Self::SecretInForm),
+/// [`LinkInForm`](Self::LinkInForm) and [`Refused`](Self::Refused). The rest happen
+/// after the request was sent. A declined or cancelled request is not an error: it is
+/// `Ok(Elicited::Declined | Elicited::Cancelled)` ([R5](crate::rules#r5)).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AskError {
+    /// The client did not declare this mode ([C7](crate::rules#c7)); nothing was sent.
+    /// Degrade: another mode if the interaction allows it, another flow, or fail. A
+    /// URL-mode interaction must never be retried as a form ([F6](crate::rules#f6)).
+    ModeNotSupported(Mode),
+    /// The form asks for a secret or a credential ([F5](crate::rules#f5)); nothing was
+    /// sent. Ask in URL mode instead ([F6](crate::rules#f6)).
+    SecretInForm(Vec<Finding>),
+    /// The form's texts or its message hold a URL a user could click
+    /// ([F7](crate::rules#f7)); nothing was sent. Take the link out, or allow links with
+    /// `Elicitor::allow_links_in_forms`.
+    LinkInForm(Vec<Finding>),
+    /// Any other refusal before sending: an invalid schema, an unsafe URL, a `null`
+    /// request id, a full registry… The [`ElicitError`] says which and what to do.
+    Refused(ElicitError),
+    /// The client answered the request with a JSON-RPC error (for example `-32602`
+    /// when it refused the params, or a mode it does not support).
+    Rejected(JsonRpcError),
+    /// The request or its answer was lost in transport: the connection closed, the
+    /// SDK failed to send or to read. The source is the SDK's own error; downcast it
+    /// to inspect it.
+    Transport(Box<dyn Error + Send + Sync + 'static>),
+    /// The client's result is not an elicitation response at all (no `action`, a
+    /// `content` that is not an object…).
+    MalformedResponse(ResponseError),
+    /// The client accepted, but the content does not validate against the schema
+    /// that was sent ([F3](crate::rules#f3), [V1](crate::rules#v1)); every problem is
+    /// listed. An unknown action is reported here too: it is not consent
+    /// ([R5](crate::rules#r5)).
+    Invalid(ValidationErrors),
+}
+
+impl AskError {
+    /// Whether nothing was sent to the client: the request was refused by elicit.
+    pub fn is_refused_before_sending(&self) -> bool {
+        matches!(
+            self,
+            AskError::ModeNotSupported(_)
+                | AskError::SecretInForm(_)
+                | AskError::LinkInForm(_)
+                | AskError::Refused(_)
+        )
+    }
+
+    /// A transport failure, from any error the SDK reports.
+    pub fn transport(error: impl Into<Box<dyn Error + Send + Sync + 'static>>) -> Self {
+        AskError::Transport(error.into())
+    }
+}
+
+impl From<ElicitError> for AskError {
+    /// Lifts the refusals a caller is expected to handle (C7, F5, F7) to variants of
+    /// their own; every other refusal stays an [`AskError::Refused`].
+    fn from(error: ElicitError) -> Self {
+        match error {
+            ElicitError::ModeNotSupported(mode) => AskError::ModeNotSupported(mode),
+            ElicitError::SecretInForm(findings) => AskError::SecretInForm(findings),
+            ElicitError::LinkInForm(findings) => AskError::LinkInForm(findings),
+            other => AskError::Refused(other),
+        }
+    }
+}
+
+impl From<ValidationErrors> for AskError {
+    fn from(errors: ValidationErrors) -> Self {
+        AskError::Invalid(errors)
+    }
+}
+
+impl fmt::Display for AskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            // The refusals before sending say everything themselves: one text per rule,
+            // the Elicitor's.
+            AskError::ModeNotSupported(mode) => ElicitError::ModeNotSupported(*mode).fmt(f),
+            AskError::SecretInForm(findings) => ElicitError::SecretInForm(findings.clone()).fmt(f),
+            AskError::LinkInForm(findings) => ElicitError::LinkInForm(findings.clone()).fmt(f),
+            AskError::Refused(error) => error.fmt(f),
+            AskError::Rejected(error) => write!(
+                f,
+                "the client answered with JSON-RPC error {}: {}",
+                error.code(),
+                error.message()
+            ),
+            AskError::Transport(_) => {
+                f.write_str("the elicitation request or its answer was lost in transport")
+            }
+            AskError::MalformedResponse(_) => {
+                f.write_str("the client's result is not an elicitation response")
+            }
+            AskError::Invalid(errors) => {
+                write!(f, "the client's answer is not valid: {errors}")
+            }
+        }
+    }
+}
+
+impl Error for AskError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            // Transparent: `Display` is the refusal's own.
+            AskError::Refused(error) => error.source(),
+            AskError::Transport(error) => Some(&**error),
+            AskError::MalformedResponse(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // covers: C7, F5, F7
+    #[test]
+    fn the_refusals_a_caller_handles_get_variants_of_their_own() {
+        let lifted = AskError::from(ElicitError::ModeNotSupported(Mode::Url));
+        assert!(matches!(lifted, AskError::ModeNotSupported(Mode::Url)));
+        assert!(lifted.is_refused_before_sending());
+        assert!(matches!(
+            AskError::from(ElicitError::SecretInForm(Vec::new())),
+            AskError::SecretInForm(_)
+        ));
+        assert!(matches!(
+            AskError::from(ElicitError::LinkInForm(Vec::new())),
+            AskError::LinkInForm(_)
+        ));
+        let other = AskError::from(ElicitError::NullRequestId);
+        assert!(matches!(
+            other,
+            AskError::Refused(ElicitError::NullRequestId)
+        ));
+        assert_eq!(other.to_string(), ElicitError::NullRequestId.to_string());
+    }
+
+    #[test]
+    fn errors_after_sending_are_not_refusals_and_keep_their_source() {
+        let rejected = AskError::Rejected(JsonRpcError::new(-32602, "bad params", None));
+        assert!(!rejected.is_refused_before_sending());
+        assert_eq!(
+            rejected.to_string(),
+            "the client answered with JSON-RPC error -32602: bad params"
+        );
+        let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "pipe closed");
+        let transport = AskError::transport(io);
+        assert!(!transport.is_refused_before_sending());
+        assert_eq!(
+            transport.source().map(ToString::to_string).as_deref(),
+            Some("pipe closed")
+        );
+    }
+}
