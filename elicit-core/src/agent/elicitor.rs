@@ -127,10 +127,10 @@ impl std::error::Error for ElicitError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ElicitError::InvalidSchema(error) => Some(error),
-            // Transparent: the params error already said everything in `Display`.
-            ElicitError::InvalidParams(error) => error.source(),
             #[cfg(feature = "url")]
             ElicitError::UnsafeUrl(error) => Some(error),
+            // `InvalidParams` is transparent: its `Display` is the params error's, which
+            // has no source of its own. The others have no cause.
             _ => None,
         }
     }
