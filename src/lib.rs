@@ -175,6 +175,10 @@ pub use elicit_derive::Elicit;
 
 pub use elicit_core::{agent, client, content, protocol, rules, schema, typed};
 
+#[cfg(feature = "agent-client-protocol")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent-client-protocol")))]
+pub use elicit_core::agent_client_protocol;
+
 #[cfg(feature = "url")]
 pub use elicit_core::client::{UrlError, UrlReview, UrlWarning};
 pub use elicit_core::{

@@ -37,6 +37,9 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
+#[cfg(feature = "agent-client-protocol")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent-client-protocol")))]
+pub mod agent_client_protocol;
 pub mod client;
 pub mod content;
 pub mod protocol;

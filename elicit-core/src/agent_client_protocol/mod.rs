@@ -1,0 +1,160 @@
+//! One call per elicitation on the official ACP SDK,
+//! [`agent-client-protocol`](https://docs.rs/agent-client-protocol) 5.x (feature
+//! `agent-client-protocol`).
+//!
+//! # For agent authors
+//!
+//! Three places in an agent built on the SDK touch elicitation, and each is one call:
+//!
+//! 1. **`initialize`**: make the connection's [`Elicitor`] from what the client
+//!    declared, `ElicitationCapabilities::from(&request)` ([C1](crate::rules#c1)–[C6](crate::rules#c6);
+//!    a malformed mode reads as absent).
+//! 2. **In a turn**: [`ask`] (a derived form), [`ask_schema`] (a schema built at run
+//!    time) or [`ask_url`] (URL mode) sends `elicitation/create` on the connection and
+//!    returns the answer: [`Elicited::Accepted`](crate::Elicited::Accepted) with a
+//!    validated value, `Declined` or `Cancelled` ([R5](crate::rules#r5)), or an
+//!    [`AskError`](crate::agent::AskError) saying what went wrong, before sending
+//!    ([C7](crate::rules#c7), [F5](crate::rules#f5), [F7](crate::rules#f7),
+//!    [S1](crate::rules#s1)) or after. A URL-mode consent is a [`UrlConsent`];
+//!    [`UrlConsent::complete`] sends `elicitation/complete` on the same connection when
+//!    the agent's page reports back ([U2](crate::rules#u2), [U5](crate::rules#u5),
+//!    [S6](crate::rules#s6)).
+//! 3. **`session/cancel`**: [`cancel_session`] ends every ask still waiting in that
+//!    session as `Ok(Elicited::Cancelled)`, and a URL-mode ask forgets its id.
+//!
+//! Asks wait for the client's answer, which arrives through the SDK's dispatch loop:
+//! call them from a task (`cx.spawn(…)`), not directly in a handler. Dropping an ask's
+//! future gives the question up: the SDK tells the client (`$/cancel_request`) and a
+//! URL-mode ask forgets its id.
+//!
+//! ```no_run
+//! use std::sync::{Arc, OnceLock};
+//!
+//! use agent_client_protocol::v1::schema::{
+//!     CancelNotification, InitializeRequest, InitializeResponse, PromptRequest,
+//!     PromptResponse, StopReason,
+//! };
+//! use agent_client_protocol::v1::{ConnectionTo, Responder};
+//! use agent_client_protocol::{Agent, Client, ConnectTo};
+//! use elicit_core::agent::ConnectionId;
+//! use elicit_core::agent_client_protocol::{ask_schema, cancel_session};
+//! use elicit_core::{ElicitationCapabilities, Elicited, Elicitor, RequestedSchema, Scope};
+//! use serde_json::json;
+//!
+//! async fn serve(transport: impl ConnectTo<Agent> + 'static) -> agent_client_protocol::Result<()> {
+//!     // One Elicitor per connection (E5), made in `initialize`.
+//!     let elicitor: Arc<OnceLock<Elicitor>> = Arc::default();
+//!     let schema = RequestedSchema::from_json(&json!({
+//!         "type": "object",
+//!         "properties": { "passes": { "type": "integer", "minimum": 1, "maximum": 5 } },
+//!         "required": ["passes"]
+//!     }))
+//!     .map_err(agent_client_protocol::Error::into_internal_error)?;
+//!     Agent
+//!         .v1()
+//!         .on_receive_request(
+//!             {
+//!                 let elicitor = Arc::clone(&elicitor);
+//!                 async move |request: InitializeRequest,
+//!                             responder: Responder<InitializeResponse>,
+//!                             _cx: ConnectionTo<Client>| {
+//!                     let capabilities = ElicitationCapabilities::from(&request);
+//!                     let _ = elicitor.set(Elicitor::new(capabilities, ConnectionId::new()));
+//!                     responder.respond(InitializeResponse::new(request.protocol_version))
+//!                 }
+//!             },
+//!             agent_client_protocol::on_receive_request!(),
+//!         )
+//!         .on_receive_request(
+//!             {
+//!                 let elicitor = Arc::clone(&elicitor);
+//!                 async move |request: PromptRequest,
+//!                             responder: Responder<PromptResponse>,
+//!                             cx: ConnectionTo<Client>| {
+//!                     let (Some(elicitor), schema) = (elicitor.get().cloned(), schema.clone()) else {
+//!                         return responder.respond_with_error(
+//!                             agent_client_protocol::Error::invalid_request(),
+//!                         );
+//!                     };
+//!                     let turn = cx.clone();
+//!                     cx.spawn(async move {
+//!                         let scope = Scope::session(&*request.session_id.0);
+//!                         let stop = match ask_schema(&turn, &elicitor, scope, "How many passes?", &schema).await {
+//!                             Ok(Elicited::Accepted(answer)) => { /* work with answer["passes"] */ StopReason::EndTurn }
+//!                             Ok(Elicited::Declined | Elicited::Cancelled) => StopReason::Cancelled,
+//!                             Err(error) => return responder.respond_with_error(
+//!                                 agent_client_protocol::Error::internal_error().data(error.to_string()),
+//!                             ),
+//!                         };
+//!                         responder.respond(PromptResponse::new(stop))
+//!                     })
+//!                 }
+//!             },
+//!             agent_client_protocol::on_receive_request!(),
+//!         )
+//!         .on_receive_notification(
+//!             {
+//!                 let elicitor = Arc::clone(&elicitor);
+//!                 async move |cancel: CancelNotification, _cx: ConnectionTo<Client>| {
+//!                     if let Some(elicitor) = elicitor.get() {
+//!                         cancel_session(elicitor, &cancel.session_id.0);
+//!                     }
+//!                     Ok(())
+//!                 }
+//!             },
+//!             agent_client_protocol::on_receive_notification!(),
+//!         )
+//!         .connect_to(transport)
+//!         .await
+//! }
+//! ```
+//!
+//! With the facade's `#[derive(Elicit)]`, `ask::<TaskPlan>(&cx, &elicitor, scope,
+//! message)` returns a `TaskPlan`; `examples/acp_agent.rs` in the repository is a
+//! complete agent over stdio.
+//!
+//! # The wire
+//!
+//! Requests carry this crate's own params, not the official
+//! `CreateElicitationRequest`, whose `BTreeMap` would sort the form's properties by
+//! name: the client gets them in declaration order ([D13](crate::rules#d13)). Answers
+//! are read from the raw JSON and validated again whatever the client checked
+//! ([F3](crate::rules#f3)).
+//!
+//! # Requirements
+//!
+//! The SDK needs Rust 1.88 or newer (edition 2024): this feature does too, while the
+//! rest of the workspace keeps its minimum of Rust 1.85. The SDK is runtime-neutral
+//! and so is this module; the repository's example and tests drive it with tokio.
+
+mod ask;
+mod cancel;
+#[cfg(feature = "url")]
+mod url;
+
+pub use ask::{ask, ask_schema};
+pub use cancel::{cancel_session, waiting_asks};
+#[cfg(feature = "url")]
+pub use url::{ask_url, CompleteError, UrlConsent};
+
+use ::agent_client_protocol::v1::schema::{ClientCapabilities, InitializeRequest};
+
+use crate::protocol::ElicitationCapabilities;
+#[cfg(doc)]
+use crate::Elicitor;
+
+/// What the client declared in `initialize`, with [C2](crate::rules#c2)–[C6](crate::rules#c6)
+/// semantics (the conversion of the `acp` feature).
+impl From<&ClientCapabilities> for ElicitationCapabilities {
+    fn from(capabilities: &ClientCapabilities) -> Self {
+        ElicitationCapabilities::from(capabilities.elicitation.as_ref())
+    }
+}
+
+/// What the client declared in its `initialize` request
+/// (`clientCapabilities.elicitation`, [C1](crate::rules#c1)–[C6](crate::rules#c6)).
+impl From<&InitializeRequest> for ElicitationCapabilities {
+    fn from(request: &InitializeRequest) -> Self {
+        ElicitationCapabilities::from(&request.client_capabilities)
+    }
+}
