@@ -6,7 +6,7 @@
 //! requests, and reads the answers. Run it with
 //!
 //! ```text
-//! cargo run --example acp_agent --features acp
+//! cargo run --example acp_agent --features agent-client-protocol
 //! ```
 //!
 //! and talk to it as an ACP client does: one JSON-RPC message per line on its stdin,
@@ -44,22 +44,15 @@
 //!
 //! Every turn ends with one agent message stating what the agent received.
 
-use std::future::Future;
-use std::pin::pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Wake, Waker};
-use std::thread::{self, Thread};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, Client, Stdio, UntypedMessage};
-use elicit::agent::PendingUrl;
-use elicit::agent::{ConnectionId, UrlOutcome, UserId};
-use elicit::{
-    CreateElicitation, Elicit, ElicitationCapabilities, ElicitationResponse, Elicited, Elicitor,
-    Scope,
-};
+use agent_client_protocol::{Agent, Client, Stdio};
+use elicit::agent::{AskError, ConnectionId, UserId};
+use elicit::agent_client_protocol::{ask, ask_url, cancel_session, CompleteError};
+use elicit::{Elicit, ElicitationCapabilities, Elicited, Elicitor, Scope};
 
 /// Before I start, how should I go about it?
 #[derive(Elicit, Debug)]
@@ -108,8 +101,12 @@ const CONSENT_URL: &str = "http://127.0.0.1:47615/consent";
 /// instead, so that only that user can complete a URL elicitation (E5, S6).
 const LOCAL_USER: &str = "local-user";
 
-fn main() -> agent_client_protocol::Result<()> {
-    block_on(serve())
+/// The SDK is runtime-neutral; tokio drives it, as in the SDK's own examples. One
+/// thread is enough: the stdio transport does its blocking reads and writes on threads
+/// of its own.
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> agent_client_protocol::Result<()> {
+    serve().await
 }
 
 /// What the agent knows about its one connection.
@@ -161,15 +158,10 @@ async fn serve() -> agent_client_protocol::Result<()> {
                 async move |request: acp::InitializeRequest,
                             responder: Responder<acp::InitializeResponse>,
                             _cx: ConnectionTo<Client>| {
-                    // C1–C6: the official type already read `clientCapabilities.elicitation`
-                    // (a malformed member reads as absent, C6); the `acp` feature's
-                    // conversion gives elicit's view of it, with C2–C4 semantics.
-                    let capabilities = ElicitationCapabilities::from(
-                        request.client_capabilities.elicitation.as_ref(),
-                    );
+                    // C1–C6: what the client declared, a malformed mode read as absent.
                     // One Elicitor per connection (E5): this process serves one client.
                     state.set_elicitor(
-                        Elicitor::new(capabilities, ConnectionId::new())
+                        Elicitor::new(ElicitationCapabilities::from(&request), ConnectionId::new())
                             .with_user(UserId::new(LOCAL_USER)),
                     );
                     responder.respond(
@@ -237,6 +229,20 @@ async fn serve() -> agent_client_protocol::Result<()> {
             },
             agent_client_protocol::on_receive_request!(),
         )
+        .on_receive_notification(
+            {
+                let state = Arc::clone(&state);
+                async move |cancel: acp::CancelNotification, _cx: ConnectionTo<Client>| {
+                    // The client cancelled the turn: a question still open in it is
+                    // withdrawn, and the turn ends as dismissed (R5).
+                    if let Some(elicitor) = state.elicitor() {
+                        cancel_session(&elicitor, &cancel.session_id.0);
+                    }
+                    Ok(())
+                }
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
         .connect_to(Stdio::new())
         .await
 }
@@ -244,38 +250,11 @@ async fn serve() -> agent_client_protocol::Result<()> {
 /// One turn: ask in a mode the client declared, and say what came back.
 async fn run_turn(cx: &ConnectionTo<Client>, elicitor: &Elicitor, session_id: &str) -> String {
     let scope = Scope::session(session_id);
-    // The Elicitor refuses a mode the client did not declare (C7) before anything is
-    // sent, so the fallbacks are driven by its errors rather than by a second copy of
-    // the capability check.
-    match elicitor.form::<TaskPlan>(scope.clone(), FORM_MESSAGE) {
-        Ok(request) => ask_for_plan(cx, &request).await,
-        Err(error) if error.is_unsupported_mode() => {
-            match elicitor.url(scope, URL_MESSAGE, CONSENT_URL) {
-                Ok(pending) => ask_for_consent(cx, elicitor, &pending).await,
-                // C7: no mode to ask in. Degrade: say so and do nothing (R5).
-                Err(error) if error.is_unsupported_mode() => "This client declared no \
-                     elicitation mode (neither `form` nor `url` in \
-                     `clientCapabilities.elicitation`), so I cannot ask you how to proceed \
-                     and did not start the task."
-                    .to_owned(),
-                Err(error) => format!("I could not ask for your approval: {error}"),
-            }
-        }
-        Err(error) => format!("I could not ask how to proceed: {error}"),
-    }
-}
-
-/// Form mode: send the derived form, read the answer as a [`TaskPlan`].
-async fn ask_for_plan(cx: &ConnectionTo<Client>, request: &CreateElicitation) -> String {
-    let response = match send_create(cx, request).await {
-        Ok(response) => response,
-        Err(problem) => {
-            return format!("I asked how to proceed, but {problem}. I did not start the task.")
-        }
-    };
-    // F3: validated here again, against the same compile-time schema, whatever the
-    // client checked; R5: decline and cancel are answers to handle, not errors.
-    match TaskPlan::from_response(&response) {
+    // The ask refuses a mode the client did not declare (C7) before anything is sent,
+    // so the fallback is driven by that error rather than by a second capability check.
+    // F3: the answer is validated here again whatever the client checked; R5: decline
+    // and cancel are answers to handle, not errors.
+    match ask::<TaskPlan>(cx, elicitor, scope.clone(), FORM_MESSAGE).await {
         Ok(Elicited::Accepted(plan)) => format!(
             "Received your plan: strategy {:?}, {} review pass(es), summary {}, tests after \
              each pass: {}. Starting now.",
@@ -293,117 +272,77 @@ async fn ask_for_plan(cx: &ConnectionTo<Client>, request: &CreateElicitation) ->
         Ok(Elicited::Cancelled) => {
             "You dismissed the question without answering, so I did not start the task.".to_owned()
         }
-        Err(errors) => format!(
+        Err(AskError::ModeNotSupported(_)) => ask_for_consent(cx, elicitor, scope).await,
+        Err(AskError::Invalid(errors)) => format!(
             "Your answer was not valid, so I did not use it and did not start the task. \
              {errors}"
+        ),
+        Err(error) if error.is_refused_before_sending() => {
+            format!("I could not ask how to proceed: {error}")
+        }
+        Err(error) => format!(
+            "I asked how to proceed, but {}. I did not start the task.",
+            problem(&error)
         ),
     }
 }
 
 /// URL mode: send the user to the consent page; on consent, simulate the page
 /// reporting back and send `elicitation/complete`.
-async fn ask_for_consent(
-    cx: &ConnectionTo<Client>,
-    elicitor: &Elicitor,
-    pending: &PendingUrl,
-) -> String {
-    let id = pending.elicitation_id();
-    let response = match send_create(cx, pending.request()).await {
-        Ok(response) => response,
-        Err(problem) => {
-            // Nothing will complete it: drop it from the registry.
-            elicitor.forget(id);
-            return format!("I asked for your approval, but {problem}. I did not start the task.");
-        }
-    };
-    // U3, R4: only the action is read; any content is ignored.
-    match elicitor.record_response(id, &response) {
-        Ok(UrlOutcome::Consented) => {
-            // U2: consent is not completion. A real agent now waits for its page (an
-            // OAuth redirect, a form post) to report that the user finished there, and
-            // checks that this user is the one who started (S6). Here the page is
-            // simulated as done at once, by the local user.
-            match elicitor.complete(id, elicitor.user()) {
-                Ok(done) => {
-                    // U5: on this connection, with the original id. The `acp` feature
-                    // converts it to the official notification type.
-                    let sent =
-                        cx.send_notification(acp::CompleteElicitationNotification::from(&done));
-                    match sent {
-                        Ok(()) => format!(
-                            "Received your consent to open {CONSENT_URL}; the approval \
-                             finished there (simulated) and I sent `elicitation/complete` \
-                             for elicitation {id}. Starting now."
-                        ),
-                        Err(error) => format!(
-                            "Received your consent, but I could not tell the client the \
-                             approval finished: {}",
-                            error.message
-                        ),
-                    }
-                }
-                Err(error) => format!("Received your consent, but {error}."),
-            }
-        }
-        Ok(UrlOutcome::Declined) => {
+async fn ask_for_consent(cx: &ConnectionTo<Client>, elicitor: &Elicitor, scope: Scope) -> String {
+    match ask_url(cx, elicitor, scope, URL_MESSAGE, CONSENT_URL).await {
+        // U2: consent is not completion. A real agent now waits for its page (an OAuth
+        // redirect, a form post) to report that the user finished there, and checks
+        // that this user is the one who started (S6). Here the page is simulated as
+        // done at once, by the local user. U5: on this connection, with the original id.
+        Ok(Elicited::Accepted(consent)) => match consent.complete(elicitor.user()) {
+            Ok(()) => format!(
+                "Received your consent to open {CONSENT_URL}; the approval finished there \
+                 (simulated) and I sent `elicitation/complete` for elicitation {}. Starting \
+                 now.",
+                consent.elicitation_id()
+            ),
+            Err(CompleteError::Transport(error)) => format!(
+                "Received your consent, but I could not tell the client the approval \
+                 finished: {}",
+                error.message
+            ),
+            Err(error) => format!("Received your consent, but {error}."),
+        },
+        Ok(Elicited::Declined) => {
             "You declined to open the approval page, so I did not start the task.".to_owned()
         }
-        Ok(UrlOutcome::Cancelled) => {
+        Ok(Elicited::Cancelled) => {
             "You dismissed the approval request, so I did not start the task.".to_owned()
         }
+        // C7: no mode to ask in. Degrade: say so and do nothing (R5).
+        Err(AskError::ModeNotSupported(_)) => "This client declared no elicitation mode \
+             (neither `form` nor `url` in `clientCapabilities.elicitation`), so I cannot ask \
+             you how to proceed and did not start the task."
+            .to_owned(),
         // An action this crate does not know is not consent (R5).
-        Err(error) => {
-            format!("I could not use the client's answer: {error}. I did not start the task.")
+        Err(AskError::Invalid(errors)) => {
+            format!("I could not use the client's answer: {errors}. I did not start the task.")
         }
+        Err(error) if error.is_refused_before_sending() => {
+            format!("I could not ask for your approval: {error}")
+        }
+        Err(error) => format!(
+            "I asked for your approval, but {}. I did not start the task.",
+            problem(&error)
+        ),
     }
 }
 
-/// Sends `elicitation/create` and reads the client's answer.
-///
-/// Sent through the SDK's untyped request, with elicit's own params: the official
-/// `CreateElicitationRequest` keeps form properties in a `BTreeMap`, sorted by name,
-/// and the form would reach the user in alphabetical order instead of the order the
-/// fields are declared in (D13). The answer is read by elicit from the raw JSON, so
-/// that content the official types could not hold is still reported as a validation
-/// problem rather than as a transport error (F3).
-async fn send_create(
-    cx: &ConnectionTo<Client>,
-    request: &CreateElicitation,
-) -> Result<ElicitationResponse, String> {
-    let message = UntypedMessage::new(CreateElicitation::METHOD, request)
-        .map_err(|error| format!("the request could not be encoded: {}", error.message))?;
-    // `block_task` waits without holding the dispatch loop: this runs in the turn's task.
-    let result = cx
-        .send_request(message)
-        .block_task()
-        .await
-        .map_err(|error| format!("the client answered with an error: {}", error.message))?;
-    ElicitationResponse::from_json(&result)
-        .map_err(|error| format!("the client's answer is not an elicitation response: {error}"))
-}
-
-/// Runs a future to completion on this thread.
-///
-/// The SDK is runtime-neutral: it needs an executor to drive the connection, but no
-/// particular one. Its stdio transport does its blocking reads and writes on threads of
-/// its own, so parking this thread until a waker fires is all the executor this agent
-/// needs, and it saves a dependency on an async runtime.
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct Unpark(Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
+/// What went wrong after the request was sent, in the turn's words.
+fn problem(error: &AskError) -> String {
+    match error {
+        AskError::Rejected(error) => {
+            format!("the client answered with an error: {}", error.message())
         }
-    }
-    let waker = Waker::from(Arc::new(Unpark(thread::current())));
-    let mut context = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        match future.as_mut().poll(&mut context) {
-            Poll::Ready(output) => return output,
-            // A wake between `poll` and `park` leaves the token set, and `park` returns
-            // at once: no wake-up is lost. A spurious return only costs one more poll.
-            Poll::Pending => thread::park(),
+        AskError::MalformedResponse(error) => {
+            format!("the client's answer is not an elicitation response: {error}")
         }
+        other => other.to_string(),
     }
 }

@@ -144,6 +144,10 @@ pub fn build_example(name: &str) -> PathBuf {
     let features: Vec<&str> = [
         ("url", cfg!(feature = "url")),
         ("acp", cfg!(feature = "acp")),
+        (
+            "agent-client-protocol",
+            cfg!(feature = "agent-client-protocol"),
+        ),
     ]
     .into_iter()
     .filter_map(|(feature, on)| on.then_some(feature))

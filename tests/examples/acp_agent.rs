@@ -22,8 +22,8 @@
 //!
 //! Every read from the agent has a timeout ([`READ_TIMEOUT`]); the child is killed when
 //! its handle is dropped, on success and on a failed assertion alike.
-// The example needs `acp` (conversions to the official types) and `url` (URL mode).
-#![cfg(all(feature = "acp", feature = "url"))]
+// The example needs `agent-client-protocol` (the one-call asks) and `url` (URL mode).
+#![cfg(all(feature = "agent-client-protocol", feature = "url"))]
 
 use crate::common;
 
