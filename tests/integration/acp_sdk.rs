@@ -23,7 +23,7 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Lines, UntypedMessage};
 use elicit::agent::{AskError, CompletionError, ConnectionId, UrlRegistry, UserId};
 use elicit::agent_client_protocol::{
-    ask, ask_schema, ask_url, cancel_session, waiting_asks, CompleteError,
+    ask, ask_schema, ask_url, cancel_session, waiting_asks, CompleteError, UrlConsent,
 };
 use elicit::{Elicit, ElicitationCapabilities, Elicited, Elicitor, Mode, RequestedSchema, Scope};
 use futures::channel::{mpsc, oneshot};
@@ -372,6 +372,36 @@ fn run<F: Future<Output = ()>>(test: F) {
         .block_on(test);
 }
 
+/// The ask of every URL-mode test: sign in at a fixed page.
+async fn sign_in(
+    cx: &ConnectionTo<Client>,
+    elicitor: &Elicitor,
+    scope: Scope,
+) -> Result<Elicited<UrlConsent>, AskError> {
+    ask_url(cx, elicitor, scope, "Sign in", "https://auth.example.com/").await
+}
+
+/// How many URL elicitations of this `Elicitor`'s connection are outstanding.
+fn outstanding(elicitor: &Elicitor) -> usize {
+    elicitor.registry().outstanding(elicitor.connection())
+}
+
+/// Polls `asking` until the client has received its request; returns the request's
+/// params and the ask, still pending.
+async fn until_received<F>(asking: F, received: &mut mpsc::UnboundedReceiver<Value>) -> (Value, F)
+where
+    F: Future + Unpin,
+    F::Output: std::fmt::Debug,
+{
+    match future::select(asking, received.next()).await {
+        Either::Right((Some(params), asking)) => (params, asking),
+        Either::Right((None, _)) => panic!("the client went away"),
+        Either::Left((answer, _)) => {
+            panic!("the ask ended before the client received it: {answer:?}")
+        }
+    }
+}
+
 fn form_only() -> Value {
     json!({ "elicitation": { "form": {} } })
 }
@@ -567,20 +597,10 @@ fn unknown_action_is_not_consent() {
     run(async {
         let script = always(|| Reply::Result(json!({ "action": "later" })));
         connect(Setup::new(url_only(), script), async |s| {
-            let answer = ask_url(
-                &s.cx,
-                &s.elicitor,
-                Scope::session("s1"),
-                "Sign in",
-                "https://auth.example.com/",
-            )
-            .await;
+            let answer = sign_in(&s.cx, &s.elicitor, Scope::session("s1")).await;
             assert!(matches!(answer, Err(AskError::Invalid(_))), "{answer:?}");
             // Nothing is left outstanding.
-            assert_eq!(
-                s.elicitor.registry().outstanding(s.elicitor.connection()),
-                0
-            );
+            assert_eq!(outstanding(&s.elicitor), 0);
         })
         .await;
     });
@@ -592,27 +612,14 @@ fn closed_transport_is_a_transport_error() {
     run(async {
         let script = always(|| Reply::Hold);
         connect(Setup::new(url_only(), script), async |mut s| {
-            let asking = ask_url(
-                &s.cx,
-                &s.elicitor,
-                Scope::session("s1"),
-                "Sign in",
-                "https://auth.example.com/",
-            );
+            let asking = sign_in(&s.cx, &s.elicitor, Scope::session("s1"));
             let mut asking = std::pin::pin!(asking);
             // The client has the request; then it goes away without answering.
-            let Either::Right((_, asking)) =
-                future::select(asking.as_mut(), s.received.next()).await
-            else {
-                panic!("the ask ended before the client received it");
-            };
+            let (_, asking) = until_received(asking.as_mut(), &mut s.received).await;
             s.close_client.take();
             let answer = asking.await;
             assert!(matches!(answer, Err(AskError::Transport(_))), "{answer:?}");
-            assert_eq!(
-                s.elicitor.registry().outstanding(s.elicitor.connection()),
-                0
-            );
+            assert_eq!(outstanding(&s.elicitor), 0);
             assert_eq!(waiting_asks(&s.elicitor), 0);
         })
         .await;
@@ -629,14 +636,7 @@ fn refusals_send_nothing() {
         let script = always(|| panic!("nothing may reach the client"));
         let wire = connect(Setup::new(form_only(), script), async |s| {
             // C7: URL mode was not declared; F6: and is never retried as a form.
-            let url = ask_url(
-                &s.cx,
-                &s.elicitor,
-                Scope::session("s1"),
-                "Sign in",
-                "https://auth.example.com/",
-            )
-            .await;
+            let url = sign_in(&s.cx, &s.elicitor, Scope::session("s1")).await;
             assert!(
                 matches!(url, Err(AskError::ModeNotSupported(Mode::Url))),
                 "{url:?}"
@@ -705,11 +705,7 @@ fn session_cancel_ends_a_pending_ask_of_that_session_only() {
         connect(Setup::new(form_only(), script), async |mut s| {
             let asking = ask::<Plan>(&s.cx, &s.elicitor, Scope::session("s1"), "Plan?");
             let mut asking = std::pin::pin!(asking);
-            let Either::Right((_, mut asking)) =
-                future::select(asking.as_mut(), s.received.next()).await
-            else {
-                panic!("the ask ended before the client received it");
-            };
+            let (_, mut asking) = until_received(asking.as_mut(), &mut s.received).await;
             assert_eq!(waiting_asks(&s.elicitor), 1);
             // Another connection's cancel of the same session id reaches nothing (E5).
             let other = Elicitor::new(ElicitationCapabilities::new(), ConnectionId::new());
@@ -732,36 +728,19 @@ fn session_cancel_ends_a_url_ask_and_forgets_its_id() {
     run(async {
         let script = always(|| Reply::Hold);
         connect(Setup::new(url_only(), script), async |mut s| {
-            let asking = ask_url(
-                &s.cx,
-                &s.elicitor,
-                Scope::tool_call("s1", "call-1"),
-                "Sign in",
-                "https://auth.example.com/",
-            );
+            let asking = sign_in(&s.cx, &s.elicitor, Scope::tool_call("s1", "call-1"));
             let mut asking = std::pin::pin!(asking);
-            let Either::Right((params, mut asking)) =
-                future::select(asking.as_mut(), s.received.next()).await
-            else {
-                panic!("the ask ended before the client received it");
-            };
-            let id = params
-                .as_ref()
-                .and_then(|p| p["elicitationId"].as_str())
+            let (params, mut asking) = until_received(asking.as_mut(), &mut s.received).await;
+            let id = params["elicitationId"]
+                .as_str()
                 .expect("a URL-mode request has an id")
                 .to_owned();
-            assert_eq!(
-                s.elicitor.registry().outstanding(s.elicitor.connection()),
-                1
-            );
+            assert_eq!(outstanding(&s.elicitor), 1);
             s.client_cancels("s1");
             let answer = asking.as_mut().await;
             assert!(matches!(answer, Ok(Elicited::Cancelled)), "{answer:?}");
             // Nothing behind: not outstanding, not even known.
-            assert_eq!(
-                s.elicitor.registry().outstanding(s.elicitor.connection()),
-                0
-            );
+            assert_eq!(outstanding(&s.elicitor), 0);
             assert_eq!(s.elicitor.url_state(&id), None);
             assert_eq!(waiting_asks(&s.elicitor), 0);
         })
@@ -777,27 +756,12 @@ fn a_dropped_ask_forgets_its_url_elicitation() {
         let script = always(|| Reply::Hold);
         connect(Setup::new(url_only(), script), async |mut s| {
             {
-                let asking = ask_url(
-                    &s.cx,
-                    &s.elicitor,
-                    Scope::session("s1"),
-                    "Sign in",
-                    "https://auth.example.com/",
-                );
+                let asking = sign_in(&s.cx, &s.elicitor, Scope::session("s1"));
                 let mut asking = std::pin::pin!(asking);
-                let Either::Right(_) = future::select(asking.as_mut(), s.received.next()).await
-                else {
-                    panic!("the ask ended before the client received it");
-                };
-                assert_eq!(
-                    s.elicitor.registry().outstanding(s.elicitor.connection()),
-                    1
-                );
+                let (_, _asking) = until_received(asking.as_mut(), &mut s.received).await;
+                assert_eq!(outstanding(&s.elicitor), 1);
             } // the ask is dropped here, unanswered
-            assert_eq!(
-                s.elicitor.registry().outstanding(s.elicitor.connection()),
-                0
-            );
+            assert_eq!(outstanding(&s.elicitor), 0);
             assert_eq!(waiting_asks(&s.elicitor), 0);
         })
         .await;
@@ -880,22 +844,13 @@ fn url_decline_and_cancel_leave_nothing_outstanding() {
         run(async {
             let script = always(move || Reply::Result(json!({ "action": action })));
             let wire = connect(Setup::new(url_only(), script), async |s| {
-                let answer = ask_url(
-                    &s.cx,
-                    &s.elicitor,
-                    Scope::session("s1"),
-                    "Sign in",
-                    "https://auth.example.com/",
-                )
-                .await
-                .expect("an answer");
+                let answer = sign_in(&s.cx, &s.elicitor, Scope::session("s1"))
+                    .await
+                    .expect("an answer");
                 let declined = matches!(answer, Elicited::Declined);
                 let cancelled = matches!(answer, Elicited::Cancelled);
                 assert!(declined == expected_declined && cancelled != expected_declined);
-                assert_eq!(
-                    s.elicitor.registry().outstanding(s.elicitor.connection()),
-                    0
-                );
+                assert_eq!(outstanding(&s.elicitor), 0);
             })
             .await;
             wire.assert_valid_elicitation_messages(true);
@@ -910,23 +865,13 @@ fn a_dropped_consent_is_forgotten() {
     run(async {
         let script = always(|| Reply::Result(json!({ "action": "accept" })));
         connect(Setup::new(url_only(), script), async |s| {
-            let answer = ask_url(
-                &s.cx,
-                &s.elicitor,
-                Scope::session("s1"),
-                "Sign in",
-                "https://auth.example.com/",
-            )
-            .await;
+            let answer = sign_in(&s.cx, &s.elicitor, Scope::session("s1")).await;
             let Ok(Elicited::Accepted(consent)) = answer else {
                 panic!("expected consent, got {answer:?}");
             };
             let id = consent.elicitation_id().to_owned();
             drop(consent);
-            assert_eq!(
-                s.elicitor.registry().outstanding(s.elicitor.connection()),
-                0
-            );
+            assert_eq!(outstanding(&s.elicitor), 0);
             assert_eq!(
                 s.elicitor.complete(&id, s.elicitor.user()),
                 Err(CompletionError::Unknown)
