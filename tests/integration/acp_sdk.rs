@@ -710,8 +710,10 @@ fn session_cancel_ends_a_pending_ask_of_that_session_only() {
             // Another connection's cancel of the same session id reaches nothing (E5).
             let other = Elicitor::new(ElicitationCapabilities::new(), ConnectionId::new());
             assert_eq!(cancel_session(&other, "s1"), 0);
-            // The client cancels another session, then this one.
-            s.client_cancels("s2");
+            // Another session of this connection: nothing ends, the ask still waits.
+            assert_eq!(cancel_session(&s.elicitor, "s2"), 0);
+            assert_eq!(waiting_asks(&s.elicitor), 1);
+            // The client cancels this one, through the agent's `session/cancel` handler.
             s.client_cancels("s1");
             let answer = asking.as_mut().await;
             assert_eq!(answer.expect("a cancelled turn"), Elicited::Cancelled);
