@@ -42,8 +42,11 @@
 //!   `elicitation/complete` with the same `elicitationId` (U2, U5).
 //! - **neither**: nothing is sent (C7); the turn says why the agent could not ask.
 //!
-//! Every turn ends with one agent message stating what the agent received.
+//! Every turn ends with one agent message stating what the agent received. A
+//! `session/cancel` from the client withdraws a question still open (the SDK tells the
+//! client with `$/cancel_request`) and the turn ends with the stop reason `cancelled`.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::schema::ProtocolVersion;
@@ -116,6 +119,8 @@ struct State {
     elicitor: Mutex<Option<Elicitor>>,
     /// The sessions opened on this connection: `session-1`, `session-2`…
     sessions: Mutex<Vec<String>>,
+    /// Sessions whose current turn the client cancelled (`session/cancel`).
+    cancelled: Mutex<HashSet<String>>,
 }
 
 impl State {
@@ -136,6 +141,20 @@ impl State {
         let id = format!("session-{}", sessions.len() + 1);
         sessions.push(id.clone());
         id
+    }
+
+    /// Records (`true`) or clears (`false`) a cancellation of the session's turn;
+    /// returns whether one was recorded before.
+    fn mark_cancelled(&self, id: &str, cancelled: bool) -> bool {
+        let mut sessions = self
+            .cancelled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if cancelled {
+            !sessions.insert(id.to_owned())
+        } else {
+            sessions.remove(id)
+        }
     }
 
     fn has_session(&self, id: &str) -> bool {
@@ -214,16 +233,25 @@ async fn serve() -> agent_client_protocol::Result<()> {
                     // dispatch loop this handler is holding: waiting for it here would
                     // deadlock. The turn runs in a task of its own.
                     let turn_cx = cx.clone();
+                    let state = Arc::clone(&state);
                     cx.spawn(async move {
                         let session_id = request.session_id;
+                        // A cancellation sent before this turn is not for it.
+                        state.mark_cancelled(&session_id.0, false);
                         let text = run_turn(&turn_cx, &elicitor, &session_id.0).await;
+                        // A cancelled turn ends with `cancelled`, whatever it said.
+                        let stop = if state.mark_cancelled(&session_id.0, false) {
+                            acp::StopReason::Cancelled
+                        } else {
+                            acp::StopReason::EndTurn
+                        };
                         turn_cx.send_notification(acp::SessionNotification::new(
                             session_id,
                             acp::SessionUpdate::AgentMessageChunk(acp::ContentChunk::new(
                                 acp::ContentBlock::Text(acp::TextContent::new(text)),
                             )),
                         ))?;
-                        responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn))
+                        responder.respond(acp::PromptResponse::new(stop))
                     })
                 }
             },
@@ -234,7 +262,8 @@ async fn serve() -> agent_client_protocol::Result<()> {
                 let state = Arc::clone(&state);
                 async move |cancel: acp::CancelNotification, _cx: ConnectionTo<Client>| {
                     // The client cancelled the turn: a question still open in it is
-                    // withdrawn, and the turn ends as dismissed (R5).
+                    // withdrawn and reads as dismissed (R5); the turn ends `cancelled`.
+                    state.mark_cancelled(&cancel.session_id.0, true);
                     if let Some(elicitor) = state.elicitor() {
                         cancel_session(&elicitor, &cancel.session_id.0);
                     }

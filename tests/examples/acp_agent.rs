@@ -511,3 +511,28 @@ fn prompt_for_an_unknown_session_is_refused_without_asking() {
     );
     assert_eq!(response["error"]["code"], -32602, "{response}");
 }
+
+// covers: R5
+#[test]
+fn session_cancel_withdraws_the_question_and_ends_the_turn_cancelled() {
+    let (mut agent, session, prompt, _, _) = form_turn();
+    agent.send(&json!({
+        "jsonrpc": "2.0",
+        "method": "session/cancel",
+        "params": { "sessionId": session }
+    }));
+    // The request is withdrawn; the turn's message says it was not answered.
+    let mut update = agent.recv();
+    while update["method"] == "$/cancel_request" {
+        update = agent.recv();
+    }
+    assert_eq!(update["method"], "session/update", "{update}");
+    assert_valid_v1_session_notification(&update["params"]);
+    let text = update["params"]["update"]["content"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("did not start the task"), "{update}");
+    let response = agent.recv();
+    assert_eq!(response["id"], prompt, "{response}");
+    assert_eq!(response["result"]["stopReason"], "cancelled", "{response}");
+}
