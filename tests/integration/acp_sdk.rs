@@ -622,7 +622,8 @@ fn closed_transport_is_a_transport_error() {
             assert_eq!(outstanding(&s.elicitor), 0);
             assert_eq!(waiting_asks(&s.elicitor), 0);
         })
-        .await;
+        .await
+        .assert_valid_elicitation_messages(true);
     });
 }
 
@@ -766,7 +767,8 @@ fn a_dropped_ask_forgets_its_url_elicitation() {
             assert_eq!(outstanding(&s.elicitor), 0);
             assert_eq!(waiting_asks(&s.elicitor), 0);
         })
-        .await;
+        .await
+        .assert_valid_elicitation_messages(true);
     });
 }
 
@@ -879,7 +881,8 @@ fn a_dropped_consent_is_forgotten() {
                 Err(CompletionError::Unknown)
             );
         })
-        .await;
+        .await
+        .assert_valid_elicitation_messages(true);
     });
 }
 

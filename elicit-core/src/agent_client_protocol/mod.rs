@@ -22,6 +22,10 @@
 //! 3. **`session/cancel`**: [`cancel_session`] ends every ask still waiting in that
 //!    session as `Ok(Elicited::Cancelled)`, and a URL-mode ask forgets its id.
 //!
+//! When the connection ends, `Elicitor::disconnect` (feature `url`)
+//! forgets its URL elicitations, which can complete on no other connection
+//! ([E5](crate::rules#e5)).
+//!
 //! Asks wait for the client's answer, which arrives through the SDK's dispatch loop:
 //! call them from a task (`cx.spawn(…)`), not directly in a handler. Dropping an ask's
 //! future gives the question up: the SDK tells the client (`$/cancel_request`) and a
