@@ -988,3 +988,11 @@ impl Setup {
         self
     }
 }
+
+// A consent is kept until the agent's page reports back, often in another task
+// (`cx.spawn` wants `Send` futures) or in a map shared by handlers: checked when
+// this file compiles.
+const _: () = {
+    const fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<UrlConsent>();
+};
