@@ -179,6 +179,9 @@ pub use elicit_core::{agent, client, content, protocol, rules, schema, typed};
 #[cfg(feature = "agent-client-protocol")]
 #[cfg_attr(docsrs, doc(cfg(feature = "agent-client-protocol")))]
 pub use elicit_core::agent_client_protocol;
+#[cfg(feature = "rmcp_3")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp_3")))]
+pub use elicit_core::rmcp;
 
 #[cfg(feature = "url")]
 pub use elicit_core::client::{UrlError, UrlReview, UrlWarning};

@@ -43,6 +43,9 @@ pub mod agent_client_protocol;
 pub mod client;
 pub mod content;
 pub mod protocol;
+#[cfg(feature = "rmcp_3")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp_3")))]
+pub mod rmcp;
 pub mod rules;
 pub mod schema;
 pub mod typed;

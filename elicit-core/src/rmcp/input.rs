@@ -1,0 +1,146 @@
+//! MCP 2026-07-28 input requests through rmcp ([M6](crate::rules#m6)): the server does
+//! not push `elicitation/create`; a tool answers with an `InputRequiredResult` whose
+//! `inputRequests` hold it, and the client calls the tool again with the answers in
+//! `inputResponses`. rmcp 3.x has both (`InputRequiredResult`, `InputResponses`), so a
+//! derived form works there too:
+//!
+//! ```no_run
+//! use elicit_core::agent::AskError;
+//! use elicit_core::rmcp::input;
+//! use elicit_core::{Elicit, Elicited};
+//! use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, InputRequests, InputRequiredResult};
+//! use rmcp::service::{RequestContext, RoleServer};
+//! # use std::sync::OnceLock;
+//! # use elicit_core::{RequestedSchema, ValidationErrors};
+//! # use serde_json::{json, Value};
+//! # #[derive(Debug)]
+//! # struct Deploy { confirm: bool }
+//! # impl Elicit for Deploy {
+//! #     fn requested_schema() -> &'static RequestedSchema {
+//! #         static SCHEMA: OnceLock<RequestedSchema> = OnceLock::new();
+//! #         SCHEMA.get_or_init(|| {
+//! #             let json = json!({ "type": "object", "required": ["confirm"],
+//! #                 "properties": { "confirm": { "type": "boolean", "title": "Deploy now" } } });
+//! #             RequestedSchema::from_json(&json).expect("a valid schema")
+//! #         })
+//! #     }
+//! #     fn from_content(content: &Value) -> Result<Self, ValidationErrors> {
+//! #         Self::requested_schema().validate(content)?;
+//! #         Ok(Deploy { confirm: content["confirm"] == true })
+//! #     }
+//! #     fn to_content(&self) -> Value { json!({ "confirm": self.confirm }) }
+//! # }
+//!
+//! fn deploy(
+//!     request: &CallToolRequestParams,
+//!     context: &RequestContext<RoleServer>,
+//! ) -> Result<CallToolResponse, AskError> {
+//!     match input::read::<Deploy>(request.input_responses.as_ref(), "deploy")? {
+//!         // First round: ask.
+//!         None => {
+//!             let mut requests = InputRequests::new();
+//!             requests.insert("deploy".into(), input::form::<Deploy>(context, "Deploy?")?);
+//!             Ok(InputRequiredResult::from_input_requests(requests).into())
+//!         }
+//!         Some(Elicited::Accepted(deploy)) => Ok(CallToolResult::success(vec![
+//!             ContentBlock::text(format!("confirm: {}", deploy.confirm)),
+//!         ]).into()),
+//!         Some(Elicited::Declined | Elicited::Cancelled) => Ok(CallToolResult::success(vec![
+//!             ContentBlock::text("nothing was done"),
+//!         ]).into()),
+//!     }
+//! }
+//! ```
+//!
+//! URL mode has no id and no completion in this version; it is not offered here.
+
+use std::fmt;
+
+use ::rmcp::model::{ElicitRequest, ElicitRequestParams, InputRequest, InputResponses};
+use ::rmcp::service::{RequestContext, RoleServer};
+use serde_json::Value;
+
+use crate::agent::{AskError, ConnectionId, Elicitor};
+use crate::protocol::mcp::v2026_07_28;
+use crate::protocol::ElicitationResponse;
+use crate::typed::{Elicit, Elicited};
+
+use super::{capabilities_of, mcp_scope};
+
+/// The `elicitation/create` input request for the form `T`, to put in an
+/// `InputRequiredResult`'s `inputRequests` under a key of the server's choice.
+///
+/// The capability is the one the current request declares (its `_meta` in 2026-07-28,
+/// what `initialize` declared in a session), read the MCP way
+/// ([M2](crate::rules#m2), [M6](crate::rules#m6)). Refused as [`ask`](super::ask) refuses:
+/// no form mode ([C7](crate::rules#c7)), a link in the form ([F7](crate::rules#f7)).
+/// The schema has no `pattern` ([M7](crate::rules#m7)) and keeps declaration order
+/// ([D13](crate::rules#d13)).
+pub fn form<T: Elicit>(
+    context: &RequestContext<RoleServer>,
+    message: impl Into<String>,
+) -> Result<InputRequest, AskError> {
+    let capabilities = context.client_capabilities();
+    let declared = capabilities_of(capabilities.and_then(|c| c.elicitation).as_ref());
+    let request = Elicitor::new(declared, ConnectionId::new()).form::<T>(mcp_scope(), message)?;
+    let params = v2026_07_28::ElicitRequestParams::try_from(&request)
+        .expect("the Elicitor builds a form request, which has an MCP form")
+        .to_json();
+    // `InputRequest` is typed, so the params go through rmcp's model; it keeps the
+    // property order it reads. Anything it would change is refused, not sent.
+    let typed: ElicitRequestParams =
+        serde_json::from_value(params.clone()).map_err(AskError::transport)?;
+    let sent = serde_json::to_value(&typed).map_err(AskError::transport)?;
+    if !same_json(&sent, &params) {
+        return Err(AskError::transport(ModelMismatch));
+    }
+    Ok(InputRequest::Elicitation(ElicitRequest::new(typed)))
+}
+
+/// The answer to the form `T` under `key` in the retried request's `inputResponses`:
+/// `None` when there is none (the first round), else the validated answer or the
+/// user's decline or cancel ([F3](crate::rules#f3), [R5](crate::rules#r5)).
+///
+/// A response that is no elicitation result is [`AskError::MalformedResponse`]; an
+/// accepted answer that breaks the schema, `pattern` included
+/// ([M7](crate::rules#m7)), is [`AskError::Invalid`].
+pub fn read<T: Elicit>(
+    responses: Option<&InputResponses>,
+    key: &str,
+) -> Result<Option<Elicited<T>>, AskError> {
+    let Some(json) = responses.and_then(|responses| responses.get(key)) else {
+        return Ok(None);
+    };
+    let response = ElicitationResponse::from_json(json).map_err(AskError::MalformedResponse)?;
+    T::from_response(&response)
+        .map(Some)
+        .map_err(AskError::Invalid)
+}
+
+/// What rmcp would send is what elicit built: the same members and values (a dropped
+/// or changed one is a loss), and the properties in the same order
+/// ([D13](crate::rules#d13)); the order of members inside a property means nothing.
+fn same_json(sent: &Value, built: &Value) -> bool {
+    let order = |json: &Value| -> Vec<String> {
+        json.pointer("/requestedSchema/properties")
+            .and_then(Value::as_object)
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    sent == built && order(sent) == order(built)
+}
+
+/// rmcp's model would change the request: a member dropped, renamed or moved.
+#[derive(Debug)]
+struct ModelMismatch;
+
+impl fmt::Display for ModelMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "rmcp's elicitation model cannot carry this form unchanged (a member would be \
+             dropped or reordered); nothing was sent",
+        )
+    }
+}
+
+impl std::error::Error for ModelMismatch {}

@@ -1,0 +1,286 @@
+//! Ask an MCP client for a typed, validated answer through [rmcp] 3.x, the official
+//! Rust MCP SDK (feature `rmcp_3`; rmcp needs Rust 1.88).
+//!
+//! # For MCP server authors
+//!
+//! Inside a tool, one call asks the client that called it and gives back a validated
+//! Rust value, or the user's decline or cancel:
+//!
+//! ```no_run
+//! use elicit_core::agent::AskError;
+//! use elicit_core::rmcp::ask;
+//! use elicit_core::{Elicit, Elicited};
+//! use rmcp::service::{Peer, RoleServer};
+//! # use std::sync::OnceLock;
+//! # use elicit_core::{RequestedSchema, ValidationErrors};
+//! # use serde_json::{json, Value};
+//! # #[derive(Debug)]
+//! # struct Deploy { confirm: bool }
+//! # impl Elicit for Deploy {
+//! #     fn requested_schema() -> &'static RequestedSchema {
+//! #         static SCHEMA: OnceLock<RequestedSchema> = OnceLock::new();
+//! #         SCHEMA.get_or_init(|| {
+//! #             let json = json!({ "type": "object", "required": ["confirm"],
+//! #                 "properties": { "confirm": { "type": "boolean", "title": "Deploy now" } } });
+//! #             RequestedSchema::from_json(&json).expect("a valid schema")
+//! #         })
+//! #     }
+//! #     fn from_content(content: &Value) -> Result<Self, ValidationErrors> {
+//! #         Self::requested_schema().validate(content)?;
+//! #         Ok(Deploy { confirm: content["confirm"] == true })
+//! #     }
+//! #     fn to_content(&self) -> Value { json!({ "confirm": self.confirm }) }
+//! # }
+//! // With the `elicit` facade: `#[derive(Elicit)] struct Deploy { confirm: bool }`.
+//!
+//! async fn deploy(peer: &Peer<RoleServer>) -> Result<String, AskError> {
+//!     match ask::<Deploy>(peer, "Deploy to production?").await? {
+//!         Elicited::Accepted(Deploy { confirm: true }) => Ok("deploying".into()),
+//!         Elicited::Accepted(_) => Ok("not deploying".into()),
+//!         // R5: a decline or a cancel is an answer too.
+//!         Elicited::Declined | Elicited::Cancelled => Ok("nothing was done".into()),
+//!     }
+//! }
+//! ```
+//!
+//! What the call does, in order:
+//!
+//! 1. reads the `elicitation` capability the client declared in `initialize`, the MCP
+//!    way: `{}` means form ([M2](crate::rules#m2));
+//! 2. refuses, before sending anything, what the protocol forbids: a mode the client
+//!    did not declare ([C7](crate::rules#c7)), a link in a form ([F7](crate::rules#f7));
+//!    a form asking for a secret ([F5](crate::rules#f5)) does not even compile;
+//! 3. sends `elicitation/create` in MCP 2025-11-25 form: no scope
+//!    ([M1](crate::rules#m1)), no `pattern` ([M7](crate::rules#m7)), the properties in
+//!    the order the type declares them ([D13](crate::rules#d13));
+//! 4. reads the result and validates it against the full schema, `pattern` included
+//!    ([F3](crate::rules#f3), [M7](crate::rules#m7)): an invalid answer is
+//!    [`AskError::Invalid`] with every problem, never a half-built value.
+//!
+//! Every way this can fail is an [`AskError`], the type the ACP integration returns
+//! too.
+//!
+//! # One per connection: [`PeerElicitor`]
+//!
+//! [`ask`] is [`PeerElicitor::new`] followed by [`PeerElicitor::ask`]. Keep a
+//! `PeerElicitor` per client connection when you need more: the authenticated user
+//! ([E5](crate::rules#e5), [S6](crate::rules#s6)), links allowed in forms, the URL
+//! policy, a [`UrlRegistry`](crate::agent::UrlRegistry) shared by all connections, and
+//! URL mode (feature `url`):
+//!
+//! - [`PeerElicitor::ask_url`] sends a URL-mode request with an unguessable
+//!   `elicitationId` bound to the connection and the user, and returns the user's
+//!   choice with a [`UrlHandle`]; [`UrlHandle::complete`] sends
+//!   `notifications/elicitation/complete` with that id to that client, once
+//!   ([U2](crate::rules#u2), [U4](crate::rules#u4), [U5](crate::rules#u5),
+//!   [M3](crate::rules#m3)).
+//! - [`PeerElicitor::prepare_url`] and [`url_elicitation_required`] answer a tool call
+//!   that cannot proceed with the `-32042` error ([M4](crate::rules#m4)).
+//!
+//! # Why elicit sends its own JSON
+//!
+//! rmcp's typed `ElicitationSchema` keeps its properties in a `BTreeMap` and models
+//! each property with its own structs: properties built with its builder come out
+//! sorted by name, and members it does not model are lost. elicit sends the schema the
+//! type declares, byte for byte in declaration order, through rmcp's raw
+//! `CustomRequest` with the method `elicitation/create` (and the completion through a
+//! `CustomNotification`, which rmcp has no type for). The client sees an ordinary
+//! elicitation.
+//!
+//! # MCP 2026-07-28
+//!
+//! That version forbids requests pushed by the server ([M6](crate::rules#m6)): on a
+//! connection that negotiated it, [`ask`] finds no declared mode and refuses with
+//! [`AskError::ModeNotSupported`] without sending. Elicit there through
+//! `InputRequiredResult`, with [`input`].
+//!
+//! [rmcp]: https://docs.rs/rmcp
+
+use ::rmcp::model::{CustomRequest, ProtocolVersion, ServerRequest};
+use ::rmcp::service::{Peer, RoleServer, ServiceError};
+use ::rmcp::ErrorData;
+
+use crate::agent::{AskError, ConnectionId, Elicitor, UserId};
+use crate::protocol::mcp::{v2025_11_25, McpElicitationCapabilities, ELICITATION_CREATE};
+use crate::protocol::{
+    CreateElicitation, ElicitationCapabilities, ElicitationResponse, JsonRpcError, Mode, Scope,
+};
+use crate::typed::{Elicit, Elicited};
+
+pub mod input;
+#[cfg(feature = "url")]
+mod url;
+
+#[cfg(feature = "url")]
+pub use url::{url_elicitation_required, CompleteError, UrlHandle};
+
+/// Asks the client behind `peer` to fill in the form `T`, in one call (MCP 2025-11-25).
+///
+/// The short form of [`PeerElicitor::new`]`(peer).`[`ask`](PeerElicitor::ask): no
+/// authenticated user, links in forms refused ([F7](crate::rules#f7)). Call it after
+/// `initialize` (from a request handler), when rmcp knows what the client declared.
+///
+/// `Ok` is the validated answer or the user's decline or cancel
+/// ([R5](crate::rules#r5)); see [`AskError`] for the rest.
+pub async fn ask<T: Elicit>(
+    peer: &Peer<RoleServer>,
+    message: impl Into<String>,
+) -> Result<Elicited<T>, AskError> {
+    PeerElicitor::new(peer).ask(message).await
+}
+
+/// Asks one client through rmcp's server peer: the peer and the [`Elicitor`] of that
+/// connection, together.
+///
+/// Make one per connection, after `initialize` (e.g. lazily, in the first request
+/// handler that needs it) and keep it: it has the connection's [`ConnectionId`], so
+/// that a URL elicitation completes only on the connection that sent it
+/// ([E5](crate::rules#e5)). Cloning is cheap enough to hand one to each task; clones
+/// are the same connection.
+#[derive(Debug, Clone)]
+pub struct PeerElicitor {
+    peer: Peer<RoleServer>,
+    elicitor: Elicitor,
+}
+
+impl PeerElicitor {
+    /// The elicitor of the client behind `peer`, from the `elicitation` capability it
+    /// declared in `initialize` ([M2](crate::rules#m2): `{}` is form), with a fresh
+    /// [`ConnectionId`], no user and, with feature `url`, its own registry and the
+    /// default URL policy.
+    ///
+    /// A peer that has not initialized, or negotiated MCP 2026-07-28 (no requests
+    /// pushed by the server, [M6](crate::rules#m6)), declares no mode here.
+    pub fn new(peer: &Peer<RoleServer>) -> Self {
+        PeerElicitor {
+            peer: peer.clone(),
+            elicitor: Elicitor::new(declared_capabilities(peer), ConnectionId::new()),
+        }
+    }
+
+    /// Sets the authenticated user ([E5](crate::rules#e5), [S6](crate::rules#s6)).
+    #[must_use]
+    pub fn with_user(mut self, user: UserId) -> Self {
+        self.elicitor = self.elicitor.with_user(user);
+        self
+    }
+
+    /// Lets form texts and the message contain URLs ([F7](crate::rules#f7)).
+    #[must_use]
+    pub fn allow_links_in_forms(mut self, allow: bool) -> Self {
+        self.elicitor = self.elicitor.allow_links_in_forms(allow);
+        self
+    }
+
+    /// Sets the policy URL-mode URLs are checked against ([S1](crate::rules#s1)).
+    #[cfg(feature = "url")]
+    #[must_use]
+    pub fn with_url_policy(mut self, policy: crate::agent::UrlPolicy) -> Self {
+        self.elicitor = self.elicitor.with_url_policy(policy);
+        self
+    }
+
+    /// Records URL elicitations in this registry, shared by the server's connections
+    /// ([E5](crate::rules#e5)).
+    #[cfg(feature = "url")]
+    #[must_use]
+    pub fn with_registry(mut self, registry: &crate::agent::UrlRegistry) -> Self {
+        self.elicitor = self.elicitor.with_registry(registry);
+        self
+    }
+
+    /// The connection's [`Elicitor`]: capabilities, user, URL states.
+    pub fn elicitor(&self) -> &Elicitor {
+        &self.elicitor
+    }
+
+    /// The rmcp peer requests go to.
+    pub fn peer(&self) -> &Peer<RoleServer> {
+        &self.peer
+    }
+
+    /// Whether the client declared this mode ([C3](crate::rules#c3),
+    /// [M2](crate::rules#m2)): check it to choose a flow before asking
+    /// ([C7](crate::rules#c7)).
+    pub fn supports(&self, mode: Mode) -> bool {
+        self.elicitor.supports(mode)
+    }
+
+    /// Asks the client to fill in the form `T` and reads the answer as a `T`.
+    ///
+    /// Refused before sending: no form mode declared ([C7](crate::rules#c7)), a link in
+    /// the form or the message ([F7](crate::rules#f7), unless allowed). After sending:
+    /// a JSON-RPC error from the client is [`AskError::Rejected`], a lost connection
+    /// [`AskError::Transport`], a result that is no elicitation result
+    /// [`AskError::MalformedResponse`], and an accepted answer that breaks the schema
+    /// [`AskError::Invalid`] with every problem ([F3](crate::rules#f3)).
+    pub async fn ask<T: Elicit>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, AskError> {
+        let request = self.elicitor.form::<T>(mcp_scope(), message)?;
+        let response = self.send(&request).await?;
+        T::from_response(&response).map_err(AskError::Invalid)
+    }
+
+    /// Sends an `elicitation/create` the Elicitor built, in MCP 2025-11-25 form, and
+    /// reads the client's result.
+    async fn send(&self, request: &CreateElicitation) -> Result<ElicitationResponse, AskError> {
+        // M1, M7: the scope and `pattern` are left out; the properties keep their order.
+        let params = v2025_11_25::ElicitRequestParams::try_from(request)
+            .expect("the Elicitor builds only form and URL requests, which both have an MCP form")
+            .to_json();
+        let request = CustomRequest::new(ELICITATION_CREATE, Some(params));
+        let result = self
+            .peer
+            .send_request(ServerRequest::CustomRequest(request))
+            .await
+            .map_err(ask_error)?;
+        // rmcp has already sorted the result into one of its types; its JSON is what
+        // the client sent (a result rmcp cannot type stays raw JSON), and elicit reads
+        // that, so that every answer is judged by the same rules.
+        let json = serde_json::to_value(&result).map_err(AskError::transport)?;
+        ElicitationResponse::from_json(&json).map_err(AskError::MalformedResponse)
+    }
+}
+
+/// MCP has no scope ([M1](crate::rules#m1)), but the [`Elicitor`] builds ACP requests,
+/// which need one. The MCP form drops it, so this placeholder never reaches the wire.
+fn mcp_scope() -> Scope {
+    Scope::request(0)
+}
+
+/// What the client behind `peer` declared, read the MCP way ([M2](crate::rules#m2)).
+fn declared_capabilities(peer: &Peer<RoleServer>) -> ElicitationCapabilities {
+    let Some(info) = peer.peer_info() else {
+        return ElicitationCapabilities::absent();
+    };
+    // M6: from 2026-07-28 on, a server may not push requests; elicitations travel in
+    // InputRequiredResult instead (see `input`).
+    if info.protocol_version >= ProtocolVersion::V_2026_07_28 {
+        return ElicitationCapabilities::absent();
+    }
+    capabilities_of(info.capabilities.elicitation.as_ref())
+}
+
+/// rmcp's typed `elicitation` capability, read by elicit's MCP rules: rmcp keeps `{}`
+/// as `{}`, which MCP reads as form ([M2](crate::rules#m2)).
+fn capabilities_of(
+    declared: Option<&::rmcp::model::ElicitationCapability>,
+) -> ElicitationCapabilities {
+    let json = declared.and_then(|capability| serde_json::to_value(capability).ok());
+    ElicitationCapabilities::from(&McpElicitationCapabilities::from_json(json.as_ref()))
+}
+
+/// A failed request: the client's JSON-RPC error, or a transport failure.
+fn ask_error(error: ServiceError) -> AskError {
+    match error {
+        ServiceError::McpError(error) => AskError::Rejected(json_rpc_error(error)),
+        other => AskError::transport(other),
+    }
+}
+
+/// rmcp's error as elicit's JSON-RPC error.
+fn json_rpc_error(error: ErrorData) -> JsonRpcError {
+    JsonRpcError::new(i64::from(error.code.0), error.message, error.data)
+}

@@ -1,0 +1,204 @@
+//! URL mode through rmcp (MCP 2025-11-25): the request, its completion notification and
+//! the `-32042` error ([U1](crate::rules#u1)–[U6](crate::rules#u6),
+//! [M3](crate::rules#m3), [M4](crate::rules#m4)).
+
+use std::fmt;
+
+use ::rmcp::model::{CustomNotification, ErrorCode, ServerNotification};
+use ::rmcp::service::ServiceError;
+use ::rmcp::ErrorData;
+
+use crate::agent::{AskError, CompletionError, PendingUrl, UrlOutcome, UserId};
+use crate::content::{ValidationError, ValidationErrorKind, ValidationErrors};
+use crate::protocol::mcp::v2025_11_25::{self, ElicitationCompleteNotification};
+use crate::protocol::mcp::ELICITATION_COMPLETE_NOTIFICATION;
+use crate::protocol::JsonRpcError;
+
+use super::{mcp_scope, PeerElicitor};
+
+impl PeerElicitor {
+    /// Asks the client to open `url` (URL mode) and returns the user's choice with a
+    /// handle to complete the elicitation later.
+    ///
+    /// The `elicitationId` is minted by the connection's
+    /// [`UrlRegistry`](crate::agent::UrlRegistry): unguessable, bound to this
+    /// connection and the current user ([U4](crate::rules#u4), [E5](crate::rules#e5),
+    /// [S6](crate::rules#s6)). Refused before sending: no URL mode declared
+    /// ([C7](crate::rules#c7); never fall back to a form, [F6](crate::rules#f6)), a URL
+    /// the policy refuses ([S1](crate::rules#s1)).
+    ///
+    /// [`UrlOutcome::Consented`] is consent to open the URL, not the end of the
+    /// external interaction ([U2](crate::rules#u2)): call [`UrlHandle::complete`] when
+    /// that ends. Content the client sends back is never read ([U3](crate::rules#u3)).
+    /// An action other than accept, decline and cancel is [`AskError::Invalid`]; when
+    /// the request fails after it was registered, the elicitation is forgotten.
+    pub async fn ask_url(
+        &self,
+        message: impl Into<String>,
+        url: &str,
+    ) -> Result<(UrlOutcome, UrlHandle), AskError> {
+        let pending = self.prepare_url(message, url)?;
+        let elicitation_id = pending.elicitation_id().to_owned();
+        let response = match self.send(pending.request()).await {
+            Ok(response) => response,
+            Err(error) => {
+                self.elicitor.forget(&elicitation_id);
+                return Err(error);
+            }
+        };
+        let outcome = self
+            .elicitor
+            .record_response(&elicitation_id, &response)
+            .map_err(|error| match error {
+                // R5: an action elicit does not know is not consent.
+                CompletionError::UnknownAction(unknown) => {
+                    AskError::Invalid(ValidationErrors::single(ValidationError {
+                        property: None,
+                        kind: ValidationErrorKind::UnknownAction {
+                            action: unknown.action,
+                        },
+                    }))
+                }
+                // The id was forgotten meanwhile (`disconnect`, `forget`): the
+                // connection has given up on it.
+                other => AskError::transport(other),
+            })?;
+        let handle = UrlHandle {
+            elicitation_id,
+            connection: self.clone(),
+        };
+        Ok((outcome, handle))
+    }
+
+    /// Registers a URL elicitation without sending it, for the `-32042` error of a
+    /// tool that cannot proceed until the user went through it
+    /// ([M4](crate::rules#m4), with [`url_elicitation_required`]). The same checks as
+    /// [`ask_url`](Self::ask_url) apply; complete it later with
+    /// [`complete`](Self::complete).
+    pub fn prepare_url(
+        &self,
+        message: impl Into<String>,
+        url: &str,
+    ) -> Result<PendingUrl, AskError> {
+        Ok(self.elicitor.url(mcp_scope(), message, url)?)
+    }
+
+    /// Sends `notifications/elicitation/complete` for a URL elicitation of this
+    /// connection whose external interaction finished ([U5](crate::rules#u5),
+    /// [M3](crate::rules#m3)).
+    ///
+    /// `user` is who the server's authentication says finished it: the user who
+    /// started it ([S6](crate::rules#s6)). Refused, with nothing sent, for an id this
+    /// connection did not issue (another connection's included,
+    /// [E5](crate::rules#e5)), another user, one already completed, declined or
+    /// cancelled.
+    pub async fn complete(
+        &self,
+        elicitation_id: &str,
+        user: Option<&UserId>,
+    ) -> Result<(), CompleteError> {
+        let completed = self
+            .elicitor
+            .complete(elicitation_id, user)
+            .map_err(CompleteError::Refused)?;
+        let params = ElicitationCompleteNotification::from(&completed).to_json();
+        self.notify(ELICITATION_COMPLETE_NOTIFICATION, params)
+            .await
+            .map_err(CompleteError::Transport)
+    }
+
+    /// Sends a notification to this client (a method rmcp has no type for).
+    async fn notify(&self, method: &str, params: serde_json::Value) -> Result<(), ServiceError> {
+        let notification = CustomNotification::new(method, Some(params));
+        self.peer
+            .send_notification(ServerNotification::CustomNotification(notification))
+            .await
+    }
+}
+
+/// A URL elicitation sent by [`PeerElicitor::ask_url`], to complete on the connection
+/// that sent it.
+#[derive(Debug, Clone)]
+pub struct UrlHandle {
+    elicitation_id: String,
+    connection: PeerElicitor,
+}
+
+impl UrlHandle {
+    /// The opaque id: keep it with the state of the external interaction (e.g. the
+    /// OAuth `state`), to complete from wherever that ends.
+    pub fn elicitation_id(&self) -> &str {
+        &self.elicitation_id
+    }
+
+    /// Sends `notifications/elicitation/complete` with this id to the client that
+    /// received the request, once ([U5](crate::rules#u5)): see
+    /// [`PeerElicitor::complete`].
+    pub async fn complete(&self, user: Option<&UserId>) -> Result<(), CompleteError> {
+        self.connection.complete(&self.elicitation_id, user).await
+    }
+}
+
+/// Why `notifications/elicitation/complete` was not sent.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CompleteError {
+    /// The registry refused: nothing was sent ([E5](crate::rules#e5),
+    /// [S6](crate::rules#s6), [U5](crate::rules#u5)).
+    Refused(CompletionError),
+    /// The elicitation was marked completed but the notification could not be sent:
+    /// the connection is gone. rmcp's error is the source.
+    Transport(ServiceError),
+}
+
+impl fmt::Display for CompleteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompleteError::Refused(error) => error.fmt(f),
+            CompleteError::Transport(_) => {
+                f.write_str("the completion notification could not be sent to the client")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CompleteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            // Transparent: `Display` is the refusal's own.
+            CompleteError::Refused(_) => None,
+            CompleteError::Transport(error) => Some(error),
+        }
+    }
+}
+
+/// The `-32042` error telling the client that the request needs these URL
+/// elicitations first ([M4](crate::rules#m4)), as rmcp's [`ErrorData`]: return it from
+/// a tool handler. Make each with [`PeerElicitor::prepare_url`], which registers it so
+/// that it can complete later on this connection ([U5](crate::rules#u5)).
+pub fn url_elicitation_required(message: impl Into<String>, pending: &[PendingUrl]) -> ErrorData {
+    let elicitations: Vec<v2025_11_25::UrlParams> = pending.iter().map(url_params).collect();
+    error_data(&v2025_11_25::url_elicitation_required(
+        message,
+        &elicitations,
+    ))
+}
+
+/// The MCP 2025-11-25 params of a registered URL elicitation.
+fn url_params(pending: &PendingUrl) -> v2025_11_25::UrlParams {
+    match v2025_11_25::ElicitRequestParams::try_from(pending.request()) {
+        Ok(v2025_11_25::ElicitRequestParams::Url(params)) => params,
+        _ => unreachable!("a PendingUrl holds a URL-mode request, which has an MCP form"),
+    }
+}
+
+/// elicit's JSON-RPC error as rmcp's. MCP codes fit an `i32` (JSON-RPC reserves
+/// -32768..-32000 and MCP's own are there); a code outside says "internal error".
+fn error_data(error: &JsonRpcError) -> ErrorData {
+    let code = i32::try_from(error.code()).unwrap_or(ErrorCode::INTERNAL_ERROR.0);
+    ErrorData::new(
+        ErrorCode(code),
+        error.message().to_owned(),
+        error.data().cloned(),
+    )
+}
