@@ -24,6 +24,7 @@ mod protocol_create;
 mod protocol_mcp;
 mod protocol_response;
 mod protocol_roundtrip;
+mod rmcp;
 mod schema_lint;
 mod schema_parse;
 mod schema_wire;

@@ -1,0 +1,830 @@
+//! `elicit::rmcp` against rmcp's own client, server and client in one process over
+//! in-memory pipes. A relay between the two records every line on the wire, so the
+//! tests read what was really sent (raw bytes for the property order), check every
+//! message against the official MCP 2025-11-25 schema, and can cut or corrupt the
+//! connection.
+#![cfg(all(feature = "rmcp_3", feature = "url"))]
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use ::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, CustomNotification,
+    ElicitRequestParams, ElicitResult, ElicitationAction, Implementation, InitializeRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig,
+};
+use ::rmcp::service::{
+    NotificationContext, RequestContext, RoleClient, RoleServer, RunningService,
+};
+use ::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceError, ServiceExt};
+use elicit::agent::{AskError, CompletionError, UrlOutcome, UrlRegistry, UserId};
+use elicit::protocol::mcp::URL_ELICITATION_REQUIRED;
+use elicit::rmcp::{ask, url_elicitation_required, CompleteError, PeerElicitor};
+use elicit::{Elicited, Mode};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Notify;
+
+use crate::forms::{Profile, Refactor, Strategy};
+use crate::protocol_support::assert_mcp;
+
+/// Every wait is bounded: a hang fails the test instead of blocking the suite.
+const LIMIT: Duration = Duration::from_secs(30);
+
+const MCP: &str = "2025-11-25";
+
+async fn bounded<F: Future>(what: &str, future: F) -> F::Output {
+    tokio::time::timeout(LIMIT, future)
+        .await
+        .unwrap_or_else(|_| panic!("{what} did not finish within {LIMIT:?}"))
+}
+
+// ---------------------------------------------------------------------------------------
+// The wire
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Side {
+    Server,
+    Client,
+}
+
+/// Every line that crossed the relay, in order, as sent.
+#[derive(Clone, Default)]
+struct Wire(Arc<Mutex<Vec<(Side, String)>>>);
+
+impl Wire {
+    fn lines(&self) -> Vec<(Side, String)> {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// The `elicitation/create` requests the server sent, raw.
+    fn creates(&self) -> Vec<String> {
+        self.lines()
+            .into_iter()
+            .filter(|(side, line)| *side == Side::Server && method_of(line) == "elicitation/create")
+            .map(|(_, line)| line)
+            .collect()
+    }
+
+    /// The ids of the completion notifications the server sent.
+    fn completions(&self) -> Vec<String> {
+        self.lines()
+            .into_iter()
+            .filter(|(side, line)| {
+                *side == Side::Server && method_of(line) == "notifications/elicitation/complete"
+            })
+            .map(|(_, line)| {
+                parse(&line)["params"]["elicitationId"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// Checks every elicitation message on the wire against the official schema: the
+    /// requests, the client's results and errors for them, the completions, and any
+    /// `-32042` error. Returns how many were checked.
+    fn assert_valid(&self) -> usize {
+        let lines = self.lines();
+        let mut checked = 0;
+        let mut elicitation_ids = Vec::new();
+        for (side, line) in &lines {
+            let message = parse(line);
+            match (side, message["method"].as_str()) {
+                (Side::Server, Some("elicitation/create")) => {
+                    assert_mcp(MCP, "ElicitRequest", &message);
+                    elicitation_ids.push(message["id"].clone());
+                    checked += 1;
+                }
+                (Side::Server, Some("notifications/elicitation/complete")) => {
+                    assert_mcp(MCP, "ElicitationCompleteNotification", &message);
+                    checked += 1;
+                }
+                (Side::Client, None) if elicitation_ids.contains(&message["id"]) => {
+                    if message.get("error").is_some() {
+                        assert_mcp(MCP, "JSONRPCErrorResponse", &message);
+                    } else {
+                        assert_mcp(MCP, "JSONRPCResultResponse", &message);
+                        assert_mcp(MCP, "ElicitResult", &message["result"]);
+                    }
+                    checked += 1;
+                }
+                (Side::Server, None) if message["error"]["code"] == URL_ELICITATION_REQUIRED => {
+                    assert_mcp(MCP, "URLElicitationRequiredError", &message);
+                    checked += 1;
+                }
+                _ => {}
+            }
+        }
+        checked
+    }
+}
+
+fn parse(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON on the wire ({e}): {line}"))
+}
+
+fn method_of(line: &str) -> String {
+    parse(line)["method"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// How the relay treats the connection.
+#[derive(Clone, Default)]
+struct Relay {
+    /// Cut the connection instead of delivering the first `elicitation/create`.
+    cut_on_create: bool,
+    /// Replace the client's results before the server reads them.
+    corrupt_results: Option<Value>,
+}
+
+/// Copies lines from one side to the other, recording each, until either side closes
+/// or the connection is cut.
+async fn pump(
+    from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    side: Side,
+    wire: Wire,
+    relay: Relay,
+    cut: Arc<Notify>,
+) {
+    let mut lines = BufReader::new(from).lines();
+    loop {
+        let line = tokio::select! {
+            line = lines.next_line() => line,
+            () = cut.notified() => return,
+        };
+        let Ok(Some(mut line)) = line else {
+            cut.notify_waiters();
+            return;
+        };
+        if side == Side::Client && parse(&line).get("result").is_some() {
+            if let Some(result) = &relay.corrupt_results {
+                let mut message = parse(&line);
+                message["result"] = result.clone();
+                line = message.to_string();
+            }
+        }
+        wire.0.lock().unwrap().push((side, line.clone()));
+        if relay.cut_on_create && side == Side::Server && method_of(&line) == "elicitation/create" {
+            cut.notify_waiters();
+            return;
+        }
+        if to.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+            cut.notify_waiters();
+            return;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The two ends
+
+type Answer = Arc<dyn Fn(&ElicitRequestParams) -> Result<ElicitResult, ErrorData> + Send + Sync>;
+
+/// rmcp's client, declaring `elicitation` as given and answering as the test says.
+#[derive(Clone)]
+struct TestClient {
+    elicitation: Option<Value>,
+    answer: Answer,
+    asked: Arc<Mutex<Vec<ElicitRequestParams>>>,
+    completed: Arc<Mutex<Vec<String>>>,
+}
+
+impl TestClient {
+    fn new(
+        elicitation: Option<Value>,
+        answer: impl Fn(&ElicitRequestParams) -> Result<ElicitResult, ErrorData> + Send + Sync + 'static,
+    ) -> Self {
+        TestClient {
+            elicitation,
+            answer: Arc::new(answer),
+            asked: Arc::default(),
+            completed: Arc::default(),
+        }
+    }
+
+    fn asked(&self) -> usize {
+        self.asked.lock().unwrap().len()
+    }
+
+    fn completed(&self) -> Vec<String> {
+        self.completed.lock().unwrap().clone()
+    }
+}
+
+impl ClientHandler for TestClient {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.asked.lock().unwrap().push(request.clone());
+        (self.answer)(&request)
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == "notifications/elicitation/complete" {
+            let id = notification
+                .params
+                .as_ref()
+                .and_then(|p| p["elicitationId"].as_str());
+            self.completed
+                .lock()
+                .unwrap()
+                .push(id.unwrap_or("<no id>").to_owned());
+        }
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let capabilities: ClientCapabilities = match &self.elicitation {
+            Some(elicitation) => serde_json::from_value(json!({ "elicitation": elicitation }))
+                .expect("a client capability"),
+            None => ClientCapabilities::default(),
+        };
+        let mut info =
+            InitializeRequestParams::new(capabilities, Implementation::new("elicit-tests", "1"));
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info
+    }
+}
+
+/// A server with one tool, `needs_url`, that cannot proceed before a URL elicitation
+/// and says so with `-32042`; its connection is kept for the test to complete it.
+#[derive(Clone, Default)]
+struct TestServer {
+    connection: Arc<OnceLock<PeerElicitor>>,
+}
+
+impl ServerHandler for TestServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let connection = self
+            .connection
+            .get_or_init(|| PeerElicitor::new(&context.peer));
+        let pending = connection
+            .prepare_url(
+                "Connect your account first",
+                "https://auth.example.com/connect",
+            )
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Err(url_elicitation_required(
+            "This tool needs your account",
+            &[pending],
+        ))
+    }
+}
+
+struct Connection {
+    server: RunningService<RoleServer, TestServer>,
+    client: RunningService<RoleClient, TestClient>,
+    handler: TestClient,
+    wire: Wire,
+}
+
+impl Connection {
+    fn peer(&self) -> &::rmcp::Peer<RoleServer> {
+        self.server.peer()
+    }
+}
+
+async fn connect(handler: TestClient, relay: Relay) -> Connection {
+    let (server_io, server_end) = tokio::io::duplex(1 << 16);
+    let (client_io, client_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let (client_read, client_write) = tokio::io::split(client_end);
+    let wire = Wire::default();
+    let cut = Arc::new(Notify::new());
+    tokio::spawn(pump(
+        server_read,
+        client_write,
+        Side::Server,
+        wire.clone(),
+        relay.clone(),
+        cut.clone(),
+    ));
+    tokio::spawn(pump(
+        client_read,
+        server_write,
+        Side::Client,
+        wire.clone(),
+        relay,
+        cut,
+    ));
+    let server = tokio::spawn(TestServer::default().serve(server_io));
+    let client = bounded("the client's initialize", handler.clone().serve(client_io))
+        .await
+        .expect("the client initializes");
+    let server = bounded("the server's initialize", server)
+        .await
+        .expect("the server task")
+        .expect("the server initializes");
+    Connection {
+        server,
+        client,
+        handler,
+        wire,
+    }
+}
+
+fn accept(content: Value) -> Result<ElicitResult, ErrorData> {
+    Ok(ElicitResult::new(ElicitationAction::Accept).with_content(content))
+}
+
+fn form_client(
+    answer: impl Fn(&ElicitRequestParams) -> Result<ElicitResult, ErrorData> + Send + Sync + 'static,
+) -> TestClient {
+    // M2: `{}` is form.
+    TestClient::new(Some(json!({})), answer)
+}
+
+fn message_of(request: &ElicitRequestParams) -> &str {
+    match request {
+        ElicitRequestParams::FormElicitationParams { message, .. }
+        | ElicitRequestParams::UrlElicitationParams { message, .. } => message,
+        _ => "",
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Form mode
+
+// covers: M1, M2, M7, D13, F1, F3, E1
+#[tokio::test]
+async fn a_form_answer_comes_back_typed_and_the_request_keeps_declaration_order() {
+    let c = connect(
+        form_client(|_| {
+            accept(json!({ "strategy": "Balanced", "passes": 3, "notify": "ada@example.com" }))
+        }),
+        Relay::default(),
+    )
+    .await;
+    let answer = bounded("ask", ask::<Refactor>(c.peer(), "How should I refactor?")).await;
+    assert_eq!(
+        answer.unwrap(),
+        Elicited::Accepted(Refactor {
+            strategy: Strategy::Balanced,
+            passes: 3,
+            notify: Some("ada@example.com".into())
+        })
+    );
+    let creates = c.wire.creates();
+    assert_eq!(creates.len(), 1);
+    // D13, on the bytes sent: the properties in the order the struct declares them.
+    let raw = &creates[0];
+    let at = |key: &str| {
+        raw.find(&format!("\"{key}\":{{"))
+            .unwrap_or_else(|| panic!("{key} in {raw}"))
+    };
+    assert!(
+        at("strategy") < at("passes") && at("passes") < at("notify"),
+        "{raw}"
+    );
+    // M1: no ACP scope on the MCP wire.
+    assert!(
+        !raw.contains("sessionId") && !raw.contains("requestId"),
+        "{raw}"
+    );
+    assert_eq!(c.wire.assert_valid(), 2);
+}
+
+// covers: M7, F3, V4
+#[tokio::test]
+async fn the_pattern_is_not_sent_but_still_enforced() {
+    let c = connect(
+        form_client(|_| {
+            accept(
+                json!({ "fullName": "Ada", "handle": "Not A Handle", "email": "ada@example.com" }),
+            )
+        }),
+        Relay::default(),
+    )
+    .await;
+    let answer = bounded("ask", ask::<Profile>(c.peer(), "Your profile")).await;
+    let Err(AskError::Invalid(errors)) = answer else {
+        panic!("a handle against the pattern is invalid: {answer:?}")
+    };
+    assert_eq!(errors.len(), 1, "{errors}");
+    assert!(errors.to_string().contains("handle"), "{errors}");
+    let creates = c.wire.creates();
+    assert!(!creates[0].contains("pattern"), "M7: {}", creates[0]);
+    assert!(creates[0].contains("\"maxLength\":16"), "{}", creates[0]);
+    c.wire.assert_valid();
+}
+
+// covers: R1, R5
+#[tokio::test]
+async fn decline_and_cancel_are_answers_not_errors() {
+    for (action, expected) in [
+        (ElicitationAction::Decline, Elicited::Declined),
+        (ElicitationAction::Cancel, Elicited::Cancelled),
+    ] {
+        let c = connect(
+            form_client(move |_| Ok(ElicitResult::new(action.clone()))),
+            Relay::default(),
+        )
+        .await;
+        let answer = bounded("ask", ask::<Refactor>(c.peer(), "Refactor?")).await;
+        assert_eq!(answer.unwrap(), expected);
+        assert_eq!(c.wire.assert_valid(), 2);
+    }
+}
+
+// covers: F3, V5, D10, R3
+#[tokio::test]
+async fn an_invalid_answer_reports_every_problem_and_nothing_is_used() {
+    let c = connect(
+        form_client(|_| accept(json!({ "passes": 9, "notify": "not an email" }))),
+        Relay::default(),
+    )
+    .await;
+    let answer = bounded("ask", ask::<Refactor>(c.peer(), "Refactor?")).await;
+    let Err(AskError::Invalid(errors)) = answer else {
+        panic!("three problems: {answer:?}")
+    };
+    // strategy missing, passes above the maximum, notify not an email.
+    assert_eq!(errors.len(), 3, "{errors}");
+    c.wire.assert_valid();
+}
+
+// covers: C8
+#[tokio::test]
+async fn a_json_rpc_error_from_the_client_is_rejected() {
+    let c = connect(
+        form_client(|_| Err(ErrorData::invalid_params("no forms today", None))),
+        Relay::default(),
+    )
+    .await;
+    let answer = bounded("ask", ask::<Refactor>(c.peer(), "Refactor?")).await;
+    let Err(AskError::Rejected(error)) = answer else {
+        panic!("rejected: {answer:?}")
+    };
+    assert_eq!((error.code(), error.message()), (-32602, "no forms today"));
+    assert_eq!(c.wire.assert_valid(), 2);
+}
+
+#[tokio::test]
+async fn a_lost_connection_is_a_transport_error() {
+    let c = connect(
+        form_client(|_| accept(json!({}))),
+        Relay {
+            cut_on_create: true,
+            ..Relay::default()
+        },
+    )
+    .await;
+    let answer = bounded("ask", ask::<Refactor>(c.peer(), "Refactor?")).await;
+    assert!(matches!(answer, Err(AskError::Transport(_))), "{answer:?}");
+    assert_eq!(c.handler.asked(), 0);
+}
+
+#[tokio::test]
+async fn a_result_that_is_no_elicitation_result_is_malformed() {
+    let relay = Relay {
+        corrupt_results: Some(json!({ "content": 5 })),
+        ..Relay::default()
+    };
+    let c = connect(
+        form_client(|_| accept(json!({ "strategy": "Balanced", "passes": 2 }))),
+        relay,
+    )
+    .await;
+    let answer = bounded("ask", ask::<Refactor>(c.peer(), "Refactor?")).await;
+    assert!(
+        matches!(answer, Err(AskError::MalformedResponse(_))),
+        "{answer:?}"
+    );
+}
+
+// covers: C7, F6, F7, M2
+#[tokio::test]
+async fn what_the_protocol_forbids_is_refused_before_anything_is_sent() {
+    let never = |_: &ElicitRequestParams| -> Result<ElicitResult, ErrorData> {
+        panic!("nothing may reach the client")
+    };
+    // No elicitation capability; URL only; form only (`{}`, M2).
+    let none = connect(TestClient::new(None, never), Relay::default()).await;
+    let url_only = connect(
+        TestClient::new(Some(json!({ "url": {} })), never),
+        Relay::default(),
+    )
+    .await;
+    let form_only = connect(TestClient::new(Some(json!({})), never), Relay::default()).await;
+
+    for c in [&none, &url_only] {
+        let answer = bounded("ask", ask::<Refactor>(c.peer(), "Refactor?")).await;
+        assert!(
+            matches!(answer, Err(AskError::ModeNotSupported(Mode::Form))),
+            "{answer:?}"
+        );
+    }
+    // F6: refused, never turned into a form.
+    let answer = bounded(
+        "ask_url",
+        PeerElicitor::new(form_only.peer()).ask_url("Sign in", "https://auth.example.com/"),
+    )
+    .await;
+    assert!(
+        matches!(answer, Err(AskError::ModeNotSupported(Mode::Url))),
+        "{answer:?}"
+    );
+    // F7: a link in the message.
+    let answer = bounded(
+        "ask",
+        ask::<Refactor>(form_only.peer(), "See https://evil.example/x first"),
+    )
+    .await;
+    assert!(matches!(answer, Err(AskError::LinkInForm(_))), "{answer:?}");
+    let allowed = PeerElicitor::new(none.peer()).allow_links_in_forms(true);
+    let answer = bounded("ask", allowed.ask::<Refactor>("See https://docs.example/x")).await;
+    assert!(
+        matches!(answer, Err(AskError::ModeNotSupported(Mode::Form))),
+        "{answer:?}"
+    );
+
+    assert!(answer.is_err_and(|e| e.is_refused_before_sending()));
+    for c in [&none, &url_only, &form_only] {
+        assert!(c.wire.creates().is_empty());
+        assert_eq!(c.handler.asked(), 0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// URL mode
+
+fn consenting_client() -> TestClient {
+    TestClient::new(Some(json!({ "url": {} })), |_| {
+        Ok(ElicitResult::new(ElicitationAction::Accept))
+    })
+}
+
+// covers: U1, U2, U4, U5, M3, E5
+#[tokio::test]
+async fn url_consent_then_completion_with_the_same_id_to_the_same_client_once() {
+    let c = connect(consenting_client(), Relay::default()).await;
+    let alice = UserId::new("alice");
+    let connection = PeerElicitor::new(c.peer()).with_user(alice.clone());
+    let (outcome, handle) = bounded(
+        "ask_url",
+        connection.ask_url("Connect", "https://auth.example.com/c"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcome, UrlOutcome::Consented);
+    let sent = parse(&c.wire.creates()[0]);
+    assert_eq!(sent["params"]["mode"], "url");
+    assert_eq!(sent["params"]["elicitationId"], handle.elicitation_id());
+    assert!(
+        handle.elicitation_id().len() >= 22,
+        "unguessable: {}",
+        handle.elicitation_id()
+    );
+
+    bounded("complete", handle.complete(Some(&alice)))
+        .await
+        .unwrap();
+    // U5: once.
+    let again = bounded("complete", handle.complete(Some(&alice))).await;
+    assert!(
+        matches!(
+            again,
+            Err(CompleteError::Refused(CompletionError::AlreadyCompleted))
+        ),
+        "{again:?}"
+    );
+    bounded("the notification", async {
+        while c.handler.completed().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert_eq!(c.handler.completed(), [handle.elicitation_id()]);
+    assert_eq!(c.wire.completions(), [handle.elicitation_id()]);
+    assert_eq!(c.wire.assert_valid(), 3);
+}
+
+// covers: U2, R5
+#[tokio::test]
+async fn a_declined_url_elicitation_cannot_complete() {
+    let c = connect(
+        TestClient::new(Some(json!({ "url": {} })), |_| {
+            Ok(ElicitResult::new(ElicitationAction::Decline))
+        }),
+        Relay::default(),
+    )
+    .await;
+    let (outcome, handle) = bounded(
+        "ask_url",
+        PeerElicitor::new(c.peer()).ask_url("Connect", "https://auth.example.com/c"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcome, UrlOutcome::Declined);
+    let refused = bounded("complete", handle.complete(None)).await;
+    assert!(
+        matches!(
+            refused,
+            Err(CompleteError::Refused(CompletionError::Closed { .. }))
+        ),
+        "{refused:?}"
+    );
+    assert!(c.wire.completions().is_empty());
+}
+
+// covers: E5, S6, U5
+#[tokio::test]
+async fn a_completion_from_another_connection_or_user_is_refused() {
+    let registry = UrlRegistry::new();
+    let alice = UserId::new("alice");
+    let a = connect(consenting_client(), Relay::default()).await;
+    let b = connect(consenting_client(), Relay::default()).await;
+    let on_a = PeerElicitor::new(a.peer())
+        .with_user(alice.clone())
+        .with_registry(&registry);
+    let on_b = PeerElicitor::new(b.peer())
+        .with_user(alice.clone())
+        .with_registry(&registry);
+    let (_, handle) = bounded(
+        "ask_url",
+        on_a.ask_url("Connect", "https://auth.example.com/c"),
+    )
+    .await
+    .unwrap();
+    let id = handle.elicitation_id();
+
+    let foreign = bounded("complete on b", on_b.complete(id, Some(&alice))).await;
+    assert!(
+        matches!(
+            foreign,
+            Err(CompleteError::Refused(CompletionError::ForeignConnection))
+        ),
+        "{foreign:?}"
+    );
+    let mallory = bounded(
+        "complete as another user",
+        on_a.complete(id, Some(&UserId::new("mallory"))),
+    )
+    .await;
+    assert!(
+        matches!(
+            mallory,
+            Err(CompleteError::Refused(CompletionError::UserMismatch))
+        ),
+        "{mallory:?}"
+    );
+    assert!(a.wire.completions().is_empty() && b.wire.completions().is_empty());
+
+    bounded("complete on a", on_a.complete(id, Some(&alice)))
+        .await
+        .unwrap();
+    assert_eq!(a.wire.completions(), [id]);
+    assert!(b.wire.completions().is_empty());
+    a.wire.assert_valid();
+}
+
+// covers: M4, U5
+#[tokio::test]
+async fn url_elicitation_required_is_the_32042_error_and_completes_later() {
+    let c = connect(consenting_client(), Relay::default()).await;
+    let error = bounded(
+        "call_tool",
+        c.client.call_tool(CallToolRequestParams::new("needs_url")),
+    )
+    .await;
+    let Err(ServiceError::McpError(error)) = error else {
+        panic!("-32042: {error:?}")
+    };
+    assert_eq!(i64::from(error.code.0), URL_ELICITATION_REQUIRED);
+    let elicitations = error
+        .data
+        .as_ref()
+        .and_then(|d| d["elicitations"].as_array())
+        .expect("data.elicitations");
+    assert_eq!(elicitations.len(), 1);
+    let id = elicitations[0]["elicitationId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // On the wire, the error validates as MCP's URLElicitationRequiredError.
+    assert_eq!(c.wire.assert_valid(), 1);
+
+    let connection = c
+        .server
+        .service()
+        .connection
+        .get()
+        .expect("the tool made it");
+    bounded("complete", connection.complete(&id, None))
+        .await
+        .unwrap();
+    assert_eq!(c.wire.completions(), [id]);
+    assert_eq!(c.wire.assert_valid(), 2);
+}
+
+// ---------------------------------------------------------------------------------------
+// Many at once
+
+/// The answer a client gives to ask number `i`, read back from its message.
+fn answer_for(request: &ElicitRequestParams) -> Result<ElicitResult, ErrorData> {
+    let i: u8 = message_of(request)
+        .trim_start_matches("ask #")
+        .parse()
+        .expect("a numbered ask");
+    let strategy = ["Conservative", "Balanced", "Aggressive"][usize::from(i % 3)];
+    accept(
+        json!({ "strategy": strategy, "passes": i % 5 + 1, "notify": format!("u{i}@example.com") }),
+    )
+}
+
+fn expected_for(i: u8) -> Refactor {
+    Refactor {
+        strategy: [
+            Strategy::Conservative,
+            Strategy::Balanced,
+            Strategy::Aggressive,
+        ][usize::from(i % 3)],
+        passes: i % 5 + 1,
+        notify: Some(format!("u{i}@example.com")),
+    }
+}
+
+// covers: E5, U4, U5, D13
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_asks_on_several_connections_never_mix_answers_or_completions() {
+    const CONNECTIONS: usize = 4;
+    const ASKS: u8 = 12;
+    let registry = UrlRegistry::new();
+    let mut connections = Vec::new();
+    for _ in 0..CONNECTIONS {
+        let client = TestClient::new(
+            Some(json!({ "form": {}, "url": {} })),
+            |request| match request {
+                ElicitRequestParams::UrlElicitationParams { .. } => {
+                    Ok(ElicitResult::new(ElicitationAction::Accept))
+                }
+                _ => answer_for(request),
+            },
+        );
+        let c = connect(client, Relay::default()).await;
+        let elicitor = PeerElicitor::new(c.peer()).with_registry(&registry);
+        connections.push((c, elicitor));
+    }
+    let mut tasks = Vec::new();
+    for (n, (_, elicitor)) in connections.iter().enumerate() {
+        for i in 0..ASKS {
+            let elicitor = elicitor.clone();
+            tasks.push(tokio::spawn(async move {
+                let answer = elicitor.ask::<Refactor>(format!("ask #{i}")).await;
+                assert_eq!(
+                    answer.unwrap(),
+                    Elicited::Accepted(expected_for(i)),
+                    "connection {n}, ask {i}"
+                );
+                let (outcome, handle) = elicitor
+                    .ask_url(format!("url #{i}"), "https://auth.example.com/c")
+                    .await
+                    .unwrap();
+                assert_eq!(outcome, UrlOutcome::Consented);
+                handle.complete(None).await.unwrap();
+                (n, handle.elicitation_id().to_owned())
+            }));
+        }
+    }
+    let mut minted = vec![Vec::new(); CONNECTIONS];
+    for task in tasks {
+        let (n, id) = bounded("one ask", task).await.expect("the task");
+        minted[n].push(id);
+    }
+    for (n, (c, _)) in connections.iter().enumerate() {
+        let mut sent = c.wire.completions();
+        let mut expected = minted[n].clone();
+        sent.sort();
+        expected.sort();
+        assert_eq!(
+            sent, expected,
+            "connection {n} got exactly its own completions"
+        );
+        assert_eq!(c.wire.creates().len(), 2 * usize::from(ASKS));
+    }
+    let all: std::collections::HashSet<&String> = minted.iter().flatten().collect();
+    assert_eq!(
+        all.len(),
+        CONNECTIONS * usize::from(ASKS),
+        "U4: every id unique"
+    );
+}
