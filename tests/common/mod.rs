@@ -148,6 +148,7 @@ pub fn build_example(name: &str) -> PathBuf {
             "agent-client-protocol",
             cfg!(feature = "agent-client-protocol"),
         ),
+        ("rmcp_3", cfg!(feature = "rmcp_3")),
     ]
     .into_iter()
     .filter_map(|(feature, on)| on.then_some(feature))

@@ -2,6 +2,9 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../protocol_support/mod.rs"]
+mod protocol_support;
 
 mod acp_agent;
+mod mcp_server;
 mod terminal_client;

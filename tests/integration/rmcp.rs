@@ -5,257 +5,25 @@
 //! connection.
 #![cfg(all(feature = "rmcp_3", feature = "url"))]
 
-use std::future::Future;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
 
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, CustomNotification,
-    ElicitRequestParams, ElicitResult, ElicitationAction, Implementation, InitializeRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ServerCapabilities, ServerConfig,
 };
-use ::rmcp::service::{
-    NotificationContext, RequestContext, RoleClient, RoleServer, RunningService,
-};
-use ::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceError, ServiceExt};
+use ::rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
+use ::rmcp::{ErrorData, ServerHandler, ServiceError, ServiceExt};
 use elicit::agent::{AskError, CompletionError, UrlOutcome, UrlRegistry, UserId};
 use elicit::protocol::mcp::URL_ELICITATION_REQUIRED;
 use elicit::rmcp::{ask, url_elicitation_required, CompleteError, PeerElicitor};
 use elicit::{Elicited, Mode};
-use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use serde_json::json;
 use tokio::sync::Notify;
 
 use crate::forms::{Profile, Refactor, Strategy};
-use crate::protocol_support::assert_mcp;
-
-/// Every wait is bounded: a hang fails the test instead of blocking the suite.
-const LIMIT: Duration = Duration::from_secs(30);
-
-const MCP: &str = "2025-11-25";
-
-async fn bounded<F: Future>(what: &str, future: F) -> F::Output {
-    tokio::time::timeout(LIMIT, future)
-        .await
-        .unwrap_or_else(|_| panic!("{what} did not finish within {LIMIT:?}"))
-}
-
-// ---------------------------------------------------------------------------------------
-// The wire
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Side {
-    Server,
-    Client,
-}
-
-/// Every line that crossed the relay, in order, as sent.
-#[derive(Clone, Default)]
-struct Wire(Arc<Mutex<Vec<(Side, String)>>>);
-
-impl Wire {
-    fn lines(&self) -> Vec<(Side, String)> {
-        self.0.lock().unwrap().clone()
-    }
-
-    /// The `elicitation/create` requests the server sent, raw.
-    fn creates(&self) -> Vec<String> {
-        self.lines()
-            .into_iter()
-            .filter(|(side, line)| *side == Side::Server && method_of(line) == "elicitation/create")
-            .map(|(_, line)| line)
-            .collect()
-    }
-
-    /// The ids of the completion notifications the server sent.
-    fn completions(&self) -> Vec<String> {
-        self.lines()
-            .into_iter()
-            .filter(|(side, line)| {
-                *side == Side::Server && method_of(line) == "notifications/elicitation/complete"
-            })
-            .map(|(_, line)| {
-                parse(&line)["params"]["elicitationId"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned()
-            })
-            .collect()
-    }
-
-    /// Checks every elicitation message on the wire against the official schema: the
-    /// requests, the client's results and errors for them, the completions, and any
-    /// `-32042` error. Returns how many were checked.
-    fn assert_valid(&self) -> usize {
-        let lines = self.lines();
-        let mut checked = 0;
-        let mut elicitation_ids = Vec::new();
-        for (side, line) in &lines {
-            let message = parse(line);
-            match (side, message["method"].as_str()) {
-                (Side::Server, Some("elicitation/create")) => {
-                    assert_mcp(MCP, "ElicitRequest", &message);
-                    elicitation_ids.push(message["id"].clone());
-                    checked += 1;
-                }
-                (Side::Server, Some("notifications/elicitation/complete")) => {
-                    assert_mcp(MCP, "ElicitationCompleteNotification", &message);
-                    checked += 1;
-                }
-                (Side::Client, None) if elicitation_ids.contains(&message["id"]) => {
-                    if message.get("error").is_some() {
-                        assert_mcp(MCP, "JSONRPCErrorResponse", &message);
-                    } else {
-                        assert_mcp(MCP, "JSONRPCResultResponse", &message);
-                        assert_mcp(MCP, "ElicitResult", &message["result"]);
-                    }
-                    checked += 1;
-                }
-                (Side::Server, None) if message["error"]["code"] == URL_ELICITATION_REQUIRED => {
-                    assert_mcp(MCP, "URLElicitationRequiredError", &message);
-                    checked += 1;
-                }
-                _ => {}
-            }
-        }
-        checked
-    }
-}
-
-fn parse(line: &str) -> Value {
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON on the wire ({e}): {line}"))
-}
-
-fn method_of(line: &str) -> String {
-    parse(line)["method"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
-}
-
-/// How the relay treats the connection.
-#[derive(Clone, Default)]
-struct Relay {
-    /// Cut the connection instead of delivering the first `elicitation/create`.
-    cut_on_create: bool,
-    /// Replace the client's results before the server reads them.
-    corrupt_results: Option<Value>,
-}
-
-/// Copies lines from one side to the other, recording each, until either side closes
-/// or the connection is cut.
-async fn pump(
-    from: impl AsyncRead + Unpin,
-    mut to: impl AsyncWrite + Unpin,
-    side: Side,
-    wire: Wire,
-    relay: Relay,
-    cut: Arc<Notify>,
-) {
-    let mut lines = BufReader::new(from).lines();
-    loop {
-        let line = tokio::select! {
-            line = lines.next_line() => line,
-            () = cut.notified() => return,
-        };
-        let Ok(Some(mut line)) = line else {
-            cut.notify_waiters();
-            return;
-        };
-        if side == Side::Client && parse(&line).get("result").is_some() {
-            if let Some(result) = &relay.corrupt_results {
-                let mut message = parse(&line);
-                message["result"] = result.clone();
-                line = message.to_string();
-            }
-        }
-        wire.0.lock().unwrap().push((side, line.clone()));
-        if relay.cut_on_create && side == Side::Server && method_of(&line) == "elicitation/create" {
-            cut.notify_waiters();
-            return;
-        }
-        if to.write_all(format!("{line}\n").as_bytes()).await.is_err() {
-            cut.notify_waiters();
-            return;
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// The two ends
-
-type Answer = Arc<dyn Fn(&ElicitRequestParams) -> Result<ElicitResult, ErrorData> + Send + Sync>;
-
-/// rmcp's client, declaring `elicitation` as given and answering as the test says.
-#[derive(Clone)]
-struct TestClient {
-    elicitation: Option<Value>,
-    answer: Answer,
-    asked: Arc<Mutex<Vec<ElicitRequestParams>>>,
-    completed: Arc<Mutex<Vec<String>>>,
-}
-
-impl TestClient {
-    fn new(
-        elicitation: Option<Value>,
-        answer: impl Fn(&ElicitRequestParams) -> Result<ElicitResult, ErrorData> + Send + Sync + 'static,
-    ) -> Self {
-        TestClient {
-            elicitation,
-            answer: Arc::new(answer),
-            asked: Arc::default(),
-            completed: Arc::default(),
-        }
-    }
-
-    fn asked(&self) -> usize {
-        self.asked.lock().unwrap().len()
-    }
-
-    fn completed(&self) -> Vec<String> {
-        self.completed.lock().unwrap().clone()
-    }
-}
-
-impl ClientHandler for TestClient {
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        self.asked.lock().unwrap().push(request.clone());
-        (self.answer)(&request)
-    }
-
-    async fn on_custom_notification(
-        &self,
-        notification: CustomNotification,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        if notification.method == "notifications/elicitation/complete" {
-            let id = notification
-                .params
-                .as_ref()
-                .and_then(|p| p["elicitationId"].as_str());
-            self.completed
-                .lock()
-                .unwrap()
-                .push(id.unwrap_or("<no id>").to_owned());
-        }
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        let capabilities: ClientCapabilities = match &self.elicitation {
-            Some(elicitation) => serde_json::from_value(json!({ "elicitation": elicitation }))
-                .expect("a client capability"),
-            None => ClientCapabilities::default(),
-        };
-        let mut info =
-            InitializeRequestParams::new(capabilities, Implementation::new("elicit-tests", "1"));
-        info.protocol_version = ProtocolVersion::V_2025_11_25;
-        info
-    }
-}
+use crate::protocol_support::rmcp_wire::{
+    accept, bounded, eventually, parse, pump, Relay, Side, TestClient, Wire,
+};
 
 /// A server with one tool, `needs_url`, that cannot proceed before a URL elicitation
 /// and says so with `-32042`; its connection is kept for the test to complete it.
@@ -340,10 +108,6 @@ async fn connect(handler: TestClient, relay: Relay) -> Connection {
         handler,
         wire,
     }
-}
-
-fn accept(content: Value) -> Result<ElicitResult, ErrorData> {
-    Ok(ElicitResult::new(ElicitationAction::Accept).with_content(content))
 }
 
 fn form_client(
@@ -607,12 +371,7 @@ async fn url_consent_then_completion_with_the_same_id_to_the_same_client_once() 
         ),
         "{again:?}"
     );
-    bounded("the notification", async {
-        while c.handler.completed().is_empty() {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await;
+    eventually("the notification", || !c.handler.completed().is_empty()).await;
     assert_eq!(c.handler.completed(), [handle.elicitation_id()]);
     assert_eq!(c.wire.completions(), [handle.elicitation_id()]);
     assert_eq!(c.wire.assert_valid(), 3);

@@ -11,6 +11,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{json, Value};
 
+#[cfg(all(feature = "rmcp_3", feature = "url"))]
+pub mod rmcp_wire;
 pub mod strategies;
 
 /// Validations run so far in this test binary (for the summary a test may print).
