@@ -8,19 +8,21 @@
 use std::sync::{Arc, OnceLock};
 
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ElicitRequestParams, ElicitResult, ElicitationAction,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
+    ElicitResult, ElicitationAction, InputRequests, InputRequiredResult, ProtocolVersion,
     ServerCapabilities, ServerConfig,
 };
-use ::rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
-use ::rmcp::{ErrorData, ServerHandler, ServiceError, ServiceExt};
+use ::rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
+use ::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceError, ServiceExt};
 use elicit::agent::{AskError, CompletionError, UrlOutcome, UrlRegistry, UserId};
 use elicit::protocol::mcp::URL_ELICITATION_REQUIRED;
-use elicit::rmcp::{ask, url_elicitation_required, CompleteError, PeerElicitor};
+use elicit::rmcp::{ask, input, url_elicitation_required, CompleteError, PeerElicitor};
 use elicit::{Elicited, Mode};
 use serde_json::json;
 use tokio::sync::Notify;
 
-use crate::forms::{Profile, Refactor, Strategy};
+use crate::forms::{Choices, Numbers, Profile, Refactor, Strategy};
+use crate::protocol_support::assert_mcp;
 use crate::protocol_support::rmcp_wire::{
     accept, bounded, eventually, parse, pump, Relay, Side, TestClient, Wire,
 };
@@ -586,4 +588,265 @@ async fn many_asks_on_several_connections_never_mix_answers_or_completions() {
         CONNECTIONS * usize::from(ASKS),
         "U4: every id unique"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// MCP 2026-07-28: input requests
+
+/// A 2026-07-28 server whose tool `plan` asks for a [`Refactor`] through an
+/// `InputRequiredResult` and reads the answer from the retried call's
+/// `inputResponses`.
+#[derive(Clone, Default)]
+struct InputServer;
+
+impl ServerHandler for InputServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.protocol_version = ProtocolVersion::V_2026_07_28;
+        info
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let said = match input::read::<Refactor>(request.input_responses.as_ref(), "plan") {
+            Ok(None) => {
+                let mut requests = InputRequests::new();
+                let form = match request.name.as_ref() {
+                    "choices" => input::form::<Choices>(&context, "Pick"),
+                    "numbers" => input::form::<Numbers>(&context, "Numbers"),
+                    "profile" => input::form::<Profile>(&context, "Your profile"),
+                    "tagged" => input::form::<Tagged>(&context, "Tagged"),
+                    _ => input::form::<Refactor>(&context, "How should I refactor?"),
+                };
+                match form {
+                    Ok(form) => requests.insert("plan".to_owned(), form),
+                    Err(error) => {
+                        return Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                            "not asked: {error:?}"
+                        ))])
+                        .into())
+                    }
+                };
+                return Ok(InputRequiredResult::from_input_requests(requests).into());
+            }
+            Ok(Some(answer)) => format!("{answer:?}"),
+            Err(error) => format!("refused: {error:?}"),
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(said)]).into())
+    }
+}
+
+/// A 2026-07-28 pair: no `initialize` (both sides know each other, as rmcp's own MRTR
+/// tests set them up), the relay between them.
+async fn connect_2026(handler: TestClient) -> (RunningService<RoleClient, TestClient>, Wire) {
+    let (server_io, server_end) = tokio::io::duplex(1 << 16);
+    let (client_io, client_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let (client_read, client_write) = tokio::io::split(client_end);
+    let wire = Wire::default();
+    let cut = Arc::new(Notify::new());
+    tokio::spawn(pump(
+        server_read,
+        client_write,
+        Side::Server,
+        wire.clone(),
+        Relay::default(),
+        cut.clone(),
+    ));
+    tokio::spawn(pump(
+        client_read,
+        server_write,
+        Side::Client,
+        wire.clone(),
+        Relay::default(),
+        cut,
+    ));
+    let mut client_info = handler.get_info();
+    client_info.protocol_version = ProtocolVersion::V_2026_07_28;
+    let server_info = InputServer.get_info();
+    let server =
+        serve_directly::<RoleServer, _, _, _, _>(InputServer, server_io, Some(client_info));
+    tokio::spawn(async move { server.waiting().await });
+    let client =
+        serve_directly::<RoleClient, _, _, _, _>(handler, client_io, Some(server_info.into()));
+    (client, wire)
+}
+
+fn tool_text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+// covers: M6, M7, D13, F3, R5
+#[tokio::test]
+async fn input_requests_of_2026_07_28_carry_the_derived_form_and_read_the_answer() {
+    let (client, wire) = connect_2026(form_client(|_| {
+        accept(json!({ "strategy": "Aggressive", "passes": 4 }))
+    }))
+    .await;
+    let result = bounded(
+        "call_tool",
+        client.call_tool(CallToolRequestParams::new("plan")),
+    )
+    .await
+    .unwrap();
+    let expected = Elicited::Accepted(Refactor {
+        strategy: Strategy::Aggressive,
+        passes: 4,
+        notify: None,
+    });
+    assert_eq!(tool_text(&result), format!("{expected:?}"));
+
+    // The first result on the wire is the InputRequiredResult, its form in declaration order.
+    let lines = wire.lines();
+    let (_, raw) = lines
+        .iter()
+        .find(|(side, line)| *side == Side::Server && line.contains("\"input_required\""))
+        .expect("an InputRequiredResult on the wire");
+    let at = |key: &str| {
+        raw.find(&format!("\"{key}\":{{"))
+            .unwrap_or_else(|| panic!("{key} in {raw}"))
+    };
+    assert!(
+        at("strategy") < at("passes") && at("passes") < at("notify"),
+        "{raw}"
+    );
+    let input_required = &parse(raw)["result"];
+    assert_mcp("2026-07-28", "InputRequiredResult", input_required);
+    // The retried call carries the answer under the server's key.
+    let (_, retry) = lines
+        .iter()
+        .find(|(side, line)| *side == Side::Client && line.contains("\"inputResponses\""))
+        .expect("the retried call");
+    let responses = &parse(retry)["params"]["inputResponses"];
+    assert_mcp("2026-07-28", "InputResponses", responses);
+    assert_eq!(responses["plan"]["action"], "accept");
+}
+
+// covers: M6, F3, C7
+#[tokio::test]
+async fn input_responses_are_validated_and_a_client_without_forms_is_not_asked() {
+    let (client, _) = connect_2026(form_client(|_| {
+        accept(json!({ "strategy": "Nope", "passes": 0 }))
+    }))
+    .await;
+    let result = bounded(
+        "call_tool",
+        client.call_tool(CallToolRequestParams::new("plan")),
+    )
+    .await
+    .unwrap();
+    let text = tool_text(&result);
+    assert!(text.starts_with("refused: Invalid("), "{text}");
+
+    let (client, wire) = connect_2026(TestClient::new(Some(json!({ "url": {} })), |_| {
+        panic!("nothing to ask")
+    }))
+    .await;
+    let result = bounded(
+        "call_tool",
+        client.call_tool(CallToolRequestParams::new("plan")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(tool_text(&result), "not asked: ModeNotSupported(Form)");
+    assert!(!wire
+        .lines()
+        .iter()
+        .any(|(_, line)| line.contains("input_required")));
+}
+
+/// A form written by hand whose property carries `_meta` ([E7]): elicit keeps it, and
+/// rmcp's typed property model has no place for it.
+struct Tagged;
+
+impl elicit::Elicit for Tagged {
+    fn requested_schema() -> &'static elicit::RequestedSchema {
+        static SCHEMA: OnceLock<elicit::RequestedSchema> = OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            let json = json!({ "type": "object", "properties": {
+                "ok": { "type": "boolean", "_meta": { "example.com/hint": 1 } }
+            } });
+            elicit::RequestedSchema::from_json(&json).expect("a valid schema")
+        })
+    }
+
+    fn from_content(content: &serde_json::Value) -> Result<Self, elicit::ValidationErrors> {
+        Self::requested_schema().validate(content).map(|()| Tagged)
+    }
+
+    fn to_content(&self) -> serde_json::Value {
+        json!({})
+    }
+}
+
+// covers: M6, E7, D13
+#[tokio::test]
+async fn every_field_kind_goes_through_rmcp_s_model_and_what_it_would_lose_is_refused() {
+    for tool in ["choices", "numbers", "profile"] {
+        let (client, wire) = connect_2026(form_client(|_| {
+            Ok(ElicitResult::new(ElicitationAction::Cancel))
+        }))
+        .await;
+        let result = bounded(
+            "call_tool",
+            client.call_tool(CallToolRequestParams::new(tool)),
+        )
+        .await
+        .unwrap();
+        assert_eq!(tool_text(&result), "Cancelled", "{tool}");
+        let lines = wire.lines();
+        let (_, raw) = lines
+            .iter()
+            .find(|(_, line)| line.contains("\"input_required\""))
+            .expect("an InputRequiredResult");
+        assert_mcp("2026-07-28", "InputRequiredResult", &parse(raw)["result"]);
+    }
+    let (client, wire) = connect_2026(form_client(|_| panic!("nothing may be asked"))).await;
+    let result = bounded(
+        "call_tool",
+        client.call_tool(CallToolRequestParams::new("tagged")),
+    )
+    .await
+    .unwrap();
+    let text = tool_text(&result);
+    assert_eq!(text, "not asked: Transport(ModelMismatch)");
+    assert!(!wire
+        .lines()
+        .iter()
+        .any(|(_, line)| line.contains("input_required")));
+}
+
+// covers: E7, D13
+#[tokio::test]
+async fn what_rmcp_s_typed_model_would_drop_reaches_a_2025_11_25_client() {
+    let c = connect(
+        form_client(|_| accept(json!({ "ok": true }))),
+        Relay::default(),
+    )
+    .await;
+    let answer = bounded("ask", ask::<Tagged>(c.peer(), "Ok?")).await;
+    assert!(matches!(answer, Ok(Elicited::Accepted(Tagged))));
+    let raw = &c.wire.creates()[0];
+    assert!(
+        raw.contains(r#""ok":{"type":"boolean","_meta":{"example.com/hint":1}}"#),
+        "{raw}"
+    );
+    assert_eq!(c.wire.assert_valid(), 2);
+
+    // An option's description too, which rmcp's `{const, title}` options have no room for.
+    let c = connect(
+        form_client(|_| Ok(ElicitResult::new(ElicitationAction::Cancel))),
+        Relay::default(),
+    )
+    .await;
+    let answer = bounded("ask", ask::<Refactor>(c.peer(), "Refactor?")).await;
+    assert_eq!(answer.unwrap(), Elicited::Cancelled);
+    assert!(c.wire.creates()[0].contains(r#""description":"Small steps, each one reviewed""#));
 }

@@ -87,11 +87,11 @@ pub fn form<T: Elicit>(
         .expect("the Elicitor builds a form request, which has an MCP form")
         .to_json();
     // `InputRequest` is typed, so the params go through rmcp's model; it keeps the
-    // property order it reads. Anything it would change is refused, not sent.
+    // property order it reads. Anything else it would change is refused, not sent.
     let typed: ElicitRequestParams =
         serde_json::from_value(params.clone()).map_err(AskError::transport)?;
     let sent = serde_json::to_value(&typed).map_err(AskError::transport)?;
-    if !same_json(&sent, &params) {
+    if !same_json(&sent, &without_option_descriptions(params.clone())) {
         return Err(AskError::transport(ModelMismatch));
     }
     Ok(InputRequest::Elicitation(ElicitRequest::new(typed)))
@@ -115,6 +115,26 @@ pub fn read<T: Elicit>(
     T::from_response(&response)
         .map(Some)
         .map_err(AskError::Invalid)
+}
+
+/// MCP's select options are `{const, title}` only (both versions' schemas), and rmcp's
+/// model keeps nothing else: an option's `description`, an ACP text MCP does not
+/// define, is the one member this path lets go.
+fn without_option_descriptions(mut params: Value) -> Value {
+    let properties = params
+        .pointer_mut("/requestedSchema/properties")
+        .and_then(Value::as_object_mut);
+    for property in properties.into_iter().flat_map(|p| p.values_mut()) {
+        for options in ["/oneOf", "/items/anyOf"] {
+            let options = property.pointer_mut(options).and_then(Value::as_array_mut);
+            for option in options.into_iter().flatten() {
+                if let Some(option) = option.as_object_mut() {
+                    option.shift_remove("description");
+                }
+            }
+        }
+    }
+    params
 }
 
 /// What rmcp would send is what elicit built: the same members and values (a dropped
