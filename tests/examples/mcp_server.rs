@@ -11,18 +11,18 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use ::rmcp::model::{CallToolRequestParams, CallToolResult, ElicitResult, ElicitationAction};
+use ::rmcp::model::{CallToolResult, ElicitResult, ElicitationAction};
 use ::rmcp::service::{RoleClient, RunningService};
 use ::rmcp::ServiceExt;
 use serde_json::{json, Map, Value};
 use tokio::process::{Child, Command};
-use tokio::sync::Notify;
 
 use crate::common;
 use crate::protocol_support::rmcp_wire::{
-    accept, bounded, eventually, parse, pump, Relay, Side, TestClient, Wire,
+    accept, assert_in_order, bounded, call_tool, eventually, parse, relay_between, tool_text,
+    Relay, TestClient, Wire,
 };
 
 fn example() -> &'static Path {
@@ -51,26 +51,11 @@ async fn start(handler: TestClient) -> Session {
         child.stdout.take().expect("piped stdout"),
     );
     let (client_io, client_end) = tokio::io::duplex(1 << 16);
-    let (client_read, client_write) = tokio::io::split(client_end);
-    let wire = Wire::default();
-    let cut = Arc::new(Notify::new());
-    let relay = Relay::default();
-    tokio::spawn(pump(
-        stdout,
-        client_write,
-        Side::Server,
-        wire.clone(),
-        relay.clone(),
-        cut.clone(),
-    ));
-    tokio::spawn(pump(
-        client_read,
-        stdin,
-        Side::Client,
-        wire.clone(),
-        relay,
-        cut,
-    ));
+    let wire = relay_between(
+        (stdout, stdin),
+        tokio::io::split(client_end),
+        Relay::default(),
+    );
     let client = bounded("initialize", handler.clone().serve(client_io))
         .await
         .expect("the client initializes with the example");
@@ -82,26 +67,10 @@ async fn start(handler: TestClient) -> Session {
     }
 }
 
-impl Session {
-    async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
-        let mut request = CallToolRequestParams::new(tool.to_owned());
-        if let Value::Object(arguments) = arguments {
-            request = request.with_arguments(arguments);
-        }
-        bounded(tool, self.client.call_tool(request))
-            .await
-            .unwrap_or_else(|e| panic!("{tool} failed: {e}"))
-    }
-}
-
 /// The text of a tool result that is not an error.
 fn text_of(result: &CallToolResult) -> String {
     assert_eq!(result.is_error, Some(false), "not an error: {result:?}");
-    result
-        .content
-        .iter()
-        .filter_map(|block| block.as_text().map(|t| t.text.clone()))
-        .collect()
+    tool_text(result)
 }
 
 fn plan_task() -> Value {
@@ -119,7 +88,7 @@ async fn plan_task_states_the_values_received_in_declaration_order() {
         accept(json!({ "strategy": "Balanced", "passes": 3, "notify": "ada@example.com", "run_tests": false }))
     }))
     .await;
-    let text = text_of(&s.call("plan_task", plan_task()).await);
+    let text = text_of(&call_tool(&s.client, "plan_task", plan_task()).await);
     for said in [
         "strategy Balanced",
         "3 review pass(es)",
@@ -132,16 +101,7 @@ async fn plan_task_states_the_values_received_in_declaration_order() {
     assert_eq!(creates.len(), 1);
     // D13, on the bytes the example wrote to its stdout.
     let raw = &creates[0];
-    let at = |key: &str| {
-        raw.find(&format!("\"{key}\":{{"))
-            .unwrap_or_else(|| panic!("{key} in {raw}"))
-    };
-    assert!(
-        at("strategy") < at("passes")
-            && at("passes") < at("notify")
-            && at("notify") < at("run_tests"),
-        "{raw}"
-    );
+    assert_in_order(raw, &["strategy", "passes", "notify", "run_tests"]);
     let schema = &parse(raw)["params"]["requestedSchema"]["properties"];
     assert!(
         schema["strategy"]["oneOf"].is_array(),
@@ -168,7 +128,7 @@ async fn plan_task_does_nothing_when_declined_or_cancelled() {
             answer(action.clone())
         }))
         .await;
-        let text = text_of(&s.call("plan_task", plan_task()).await);
+        let text = text_of(&call_tool(&s.client, "plan_task", plan_task()).await);
         assert!(text.contains("nothing was done"), "{text:?}");
         assert_eq!(s.wire.assert_valid(), 2);
     }
@@ -181,7 +141,7 @@ async fn plan_task_reports_an_invalid_answer_and_uses_none_of_it() {
         accept(json!({ "strategy": "Reckless", "passes": 9, "notify": "ada@example.com" }))
     }))
     .await;
-    let text = text_of(&s.call("plan_task", plan_task()).await);
+    let text = text_of(&call_tool(&s.client, "plan_task", plan_task()).await);
     assert!(
         text.contains("not valid") && text.contains("nothing was done"),
         "{text:?}"
@@ -202,7 +162,7 @@ async fn plan_task_without_form_mode_sends_nothing_and_says_why() {
             panic!("no request may reach the client")
         }))
         .await;
-        let text = text_of(&s.call("plan_task", plan_task()).await);
+        let text = text_of(&call_tool(&s.client, "plan_task", plan_task()).await);
         assert!(text.contains("did not declare the form"), "{text:?}");
         assert!(s.wire.creates().is_empty());
         assert_eq!(s.handler.asked(), 0);
@@ -216,7 +176,7 @@ async fn connect_account_completes_with_the_same_id_after_consent() {
         answer(ElicitationAction::Accept)
     }))
     .await;
-    let text = text_of(&s.call("connect_account", json!({})).await);
+    let text = text_of(&call_tool(&s.client, "connect_account", json!({})).await);
     let creates = s.wire.creates();
     assert_eq!(creates.len(), 1);
     let params = &parse(&creates[0])["params"];
@@ -244,7 +204,7 @@ async fn connect_account_does_nothing_when_declined_or_cancelled() {
             answer(action.clone())
         }))
         .await;
-        let text = text_of(&s.call("connect_account", json!({})).await);
+        let text = text_of(&call_tool(&s.client, "connect_account", json!({})).await);
         assert!(text.contains("nothing was done"), "{text:?}");
         assert!(s.wire.completions().is_empty());
         assert_eq!(s.wire.assert_valid(), 2);
@@ -259,7 +219,7 @@ async fn connect_account_without_url_mode_sends_nothing_and_says_why() {
             panic!("no request may reach the client")
         }))
         .await;
-        let text = text_of(&s.call("connect_account", json!({})).await);
+        let text = text_of(&call_tool(&s.client, "connect_account", json!({})).await);
         assert!(text.contains("did not declare the URL"), "{text:?}");
         assert!(s.wire.creates().is_empty());
     }

@@ -18,13 +18,13 @@ use elicit::agent::{AskError, CompletionError, UrlOutcome, UrlRegistry, UserId};
 use elicit::protocol::mcp::URL_ELICITATION_REQUIRED;
 use elicit::rmcp::{ask, input, url_elicitation_required, CompleteError, PeerElicitor};
 use elicit::{Elicited, Mode};
-use serde_json::json;
-use tokio::sync::Notify;
+use serde_json::{json, Value};
 
 use crate::forms::{Choices, Numbers, Profile, Refactor, Strategy};
 use crate::protocol_support::assert_mcp;
 use crate::protocol_support::rmcp_wire::{
-    accept, bounded, eventually, parse, pump, Relay, Side, TestClient, Wire,
+    accept, assert_in_order, bounded, call_tool, eventually, in_memory, parse, tool_text, Relay,
+    Side, TestClient, Wire,
 };
 
 /// A server with one tool, `needs_url`, that cannot proceed before a URL elicitation
@@ -74,28 +74,7 @@ impl Connection {
 }
 
 async fn connect(handler: TestClient, relay: Relay) -> Connection {
-    let (server_io, server_end) = tokio::io::duplex(1 << 16);
-    let (client_io, client_end) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    let (client_read, client_write) = tokio::io::split(client_end);
-    let wire = Wire::default();
-    let cut = Arc::new(Notify::new());
-    tokio::spawn(pump(
-        server_read,
-        client_write,
-        Side::Server,
-        wire.clone(),
-        relay.clone(),
-        cut.clone(),
-    ));
-    tokio::spawn(pump(
-        client_read,
-        server_write,
-        Side::Client,
-        wire.clone(),
-        relay,
-        cut,
-    ));
+    let (server_io, client_io, wire) = in_memory(relay);
     let server = tokio::spawn(TestServer::default().serve(server_io));
     let client = bounded("the client's initialize", handler.clone().serve(client_io))
         .await
@@ -153,14 +132,7 @@ async fn a_form_answer_comes_back_typed_and_the_request_keeps_declaration_order(
     assert_eq!(creates.len(), 1);
     // D13, on the bytes sent: the properties in the order the struct declares them.
     let raw = &creates[0];
-    let at = |key: &str| {
-        raw.find(&format!("\"{key}\":{{"))
-            .unwrap_or_else(|| panic!("{key} in {raw}"))
-    };
-    assert!(
-        at("strategy") < at("passes") && at("passes") < at("notify"),
-        "{raw}"
-    );
+    assert_in_order(raw, &["strategy", "passes", "notify"]);
     // M1: no ACP scope on the MCP wire.
     assert!(
         !raw.contains("sessionId") && !raw.contains("requestId"),
@@ -642,28 +614,7 @@ impl ServerHandler for InputServer {
 /// A 2026-07-28 pair: no `initialize` (both sides know each other, as rmcp's own MRTR
 /// tests set them up), the relay between them.
 async fn connect_2026(handler: TestClient) -> (RunningService<RoleClient, TestClient>, Wire) {
-    let (server_io, server_end) = tokio::io::duplex(1 << 16);
-    let (client_io, client_end) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    let (client_read, client_write) = tokio::io::split(client_end);
-    let wire = Wire::default();
-    let cut = Arc::new(Notify::new());
-    tokio::spawn(pump(
-        server_read,
-        client_write,
-        Side::Server,
-        wire.clone(),
-        Relay::default(),
-        cut.clone(),
-    ));
-    tokio::spawn(pump(
-        client_read,
-        server_write,
-        Side::Client,
-        wire.clone(),
-        Relay::default(),
-        cut,
-    ));
+    let (server_io, client_io, wire) = in_memory(Relay::default());
     let mut client_info = handler.get_info();
     client_info.protocol_version = ProtocolVersion::V_2026_07_28;
     let server_info = InputServer.get_info();
@@ -675,14 +626,6 @@ async fn connect_2026(handler: TestClient) -> (RunningService<RoleClient, TestCl
     (client, wire)
 }
 
-fn tool_text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| b.as_text().map(|t| t.text.clone()))
-        .collect()
-}
-
 // covers: M6, M7, D13, F3, R5
 #[tokio::test]
 async fn input_requests_of_2026_07_28_carry_the_derived_form_and_read_the_answer() {
@@ -690,12 +633,7 @@ async fn input_requests_of_2026_07_28_carry_the_derived_form_and_read_the_answer
         accept(json!({ "strategy": "Aggressive", "passes": 4 }))
     }))
     .await;
-    let result = bounded(
-        "call_tool",
-        client.call_tool(CallToolRequestParams::new("plan")),
-    )
-    .await
-    .unwrap();
+    let result = call_tool(&client, "plan", Value::Null).await;
     let expected = Elicited::Accepted(Refactor {
         strategy: Strategy::Aggressive,
         passes: 4,
@@ -709,14 +647,7 @@ async fn input_requests_of_2026_07_28_carry_the_derived_form_and_read_the_answer
         .iter()
         .find(|(side, line)| *side == Side::Server && line.contains("\"input_required\""))
         .expect("an InputRequiredResult on the wire");
-    let at = |key: &str| {
-        raw.find(&format!("\"{key}\":{{"))
-            .unwrap_or_else(|| panic!("{key} in {raw}"))
-    };
-    assert!(
-        at("strategy") < at("passes") && at("passes") < at("notify"),
-        "{raw}"
-    );
+    assert_in_order(raw, &["strategy", "passes", "notify"]);
     let input_required = &parse(raw)["result"];
     assert_mcp("2026-07-28", "InputRequiredResult", input_required);
     // The retried call carries the answer under the server's key.
@@ -736,12 +667,7 @@ async fn input_responses_are_validated_and_a_client_without_forms_is_not_asked()
         accept(json!({ "strategy": "Nope", "passes": 0 }))
     }))
     .await;
-    let result = bounded(
-        "call_tool",
-        client.call_tool(CallToolRequestParams::new("plan")),
-    )
-    .await
-    .unwrap();
+    let result = call_tool(&client, "plan", Value::Null).await;
     let text = tool_text(&result);
     assert!(text.starts_with("refused: Invalid("), "{text}");
 
@@ -749,12 +675,7 @@ async fn input_responses_are_validated_and_a_client_without_forms_is_not_asked()
         panic!("nothing to ask")
     }))
     .await;
-    let result = bounded(
-        "call_tool",
-        client.call_tool(CallToolRequestParams::new("plan")),
-    )
-    .await
-    .unwrap();
+    let result = call_tool(&client, "plan", Value::Null).await;
     assert_eq!(tool_text(&result), "not asked: ModeNotSupported(Form)");
     assert!(!wire
         .lines()
@@ -794,12 +715,7 @@ async fn every_field_kind_goes_through_rmcp_s_model_and_what_it_would_lose_is_re
             Ok(ElicitResult::new(ElicitationAction::Cancel))
         }))
         .await;
-        let result = bounded(
-            "call_tool",
-            client.call_tool(CallToolRequestParams::new(tool)),
-        )
-        .await
-        .unwrap();
+        let result = call_tool(&client, tool, Value::Null).await;
         assert_eq!(tool_text(&result), "Cancelled", "{tool}");
         let lines = wire.lines();
         let (_, raw) = lines
@@ -809,12 +725,7 @@ async fn every_field_kind_goes_through_rmcp_s_model_and_what_it_would_lose_is_re
         assert_mcp("2026-07-28", "InputRequiredResult", &parse(raw)["result"]);
     }
     let (client, wire) = connect_2026(form_client(|_| panic!("nothing may be asked"))).await;
-    let result = bounded(
-        "call_tool",
-        client.call_tool(CallToolRequestParams::new("tagged")),
-    )
-    .await
-    .unwrap();
+    let result = call_tool(&client, "tagged", Value::Null).await;
     let text = tool_text(&result);
     assert_eq!(text, "not asked: Transport(ModelMismatch)");
     assert!(!wire

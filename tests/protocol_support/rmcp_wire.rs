@@ -12,14 +12,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ::rmcp::model::{
-    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation, InitializeRequestParams, ProtocolVersion,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, CustomNotification,
+    ElicitRequestParams, ElicitResult, ElicitationAction, Implementation, InitializeRequestParams,
+    ProtocolVersion,
 };
-use ::rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use ::rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
 use ::rmcp::{ClientHandler, ErrorData};
 use elicit::protocol::mcp::URL_ELICITATION_REQUIRED;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::Notify;
 
 use super::assert_mcp;
@@ -153,7 +154,7 @@ pub struct Relay {
 
 /// Copies lines from one side to the other, recording each, until either side closes
 /// or the connection is cut.
-pub async fn pump(
+async fn pump(
     from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
     side: Side,
@@ -263,4 +264,90 @@ impl ClientHandler for TestClient {
         info.protocol_version = ProtocolVersion::V_2025_11_25;
         info
     }
+}
+
+/// Relays between a server's and a client's (reader, writer) halves, recording the wire.
+pub fn relay_between<SR, SW, CR, CW>(server: (SR, SW), client: (CR, CW), relay: Relay) -> Wire
+where
+    SR: AsyncRead + Unpin + Send + 'static,
+    SW: AsyncWrite + Unpin + Send + 'static,
+    CR: AsyncRead + Unpin + Send + 'static,
+    CW: AsyncWrite + Unpin + Send + 'static,
+{
+    let wire = Wire::default();
+    let cut = Arc::new(Notify::new());
+    let (server_read, server_write) = server;
+    let (client_read, client_write) = client;
+    tokio::spawn(pump(
+        server_read,
+        client_write,
+        Side::Server,
+        wire.clone(),
+        relay.clone(),
+        cut.clone(),
+    ));
+    tokio::spawn(pump(
+        client_read,
+        server_write,
+        Side::Client,
+        wire.clone(),
+        relay,
+        cut,
+    ));
+    wire
+}
+
+/// Two in-memory pipes with the relay between them: the server's end, the client's end
+/// and the wire.
+pub fn in_memory(relay: Relay) -> (DuplexStream, DuplexStream, Wire) {
+    let (server_io, server_end) = tokio::io::duplex(1 << 16);
+    let (client_io, client_end) = tokio::io::duplex(1 << 16);
+    let wire = relay_between(
+        tokio::io::split(server_end),
+        tokio::io::split(client_end),
+        relay,
+    );
+    (server_io, client_io, wire)
+}
+
+/// Asserts that the raw message `raw` has these properties in this order (D13): each
+/// `"key":{` at a later byte than the one before.
+pub fn assert_in_order(raw: &str, keys: &[&str]) {
+    let at = |key: &str| {
+        raw.find(&format!("\"{key}\":{{"))
+            .unwrap_or_else(|| panic!("{key} in {raw}"))
+    };
+    for pair in keys.windows(2) {
+        assert!(
+            at(pair[0]) < at(pair[1]),
+            "{} before {} in {raw}",
+            pair[0],
+            pair[1]
+        );
+    }
+}
+
+/// The text of a tool result.
+pub fn tool_text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+/// Calls `tool` with `arguments` (an object, or anything else for none) and returns
+/// its result; a JSON-RPC error fails the test.
+pub async fn call_tool(
+    client: &RunningService<RoleClient, TestClient>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
+    let mut request = CallToolRequestParams::new(tool.to_owned());
+    if let Value::Object(arguments) = arguments {
+        request = request.with_arguments(arguments);
+    }
+    bounded(tool, client.call_tool(request))
+        .await
+        .unwrap_or_else(|e| panic!("{tool} failed: {e}"))
 }
