@@ -79,13 +79,15 @@
 //!
 //! # Why elicit sends its own JSON
 //!
-//! rmcp's typed `ElicitationSchema` keeps its properties in a `BTreeMap` and models
-//! each property with its own structs: properties built with its builder come out
-//! sorted by name, and members it does not model are lost. elicit sends the schema the
-//! type declares, byte for byte in declaration order, through rmcp's raw
-//! `CustomRequest` with the method `elicitation/create` (and the completion through a
-//! `CustomNotification`, which rmcp has no type for). The client sees an ordinary
-//! elicitation.
+//! rmcp's typed `ElicitationSchema` keeps its properties in a `BTreeMap`, in declaration
+//! order only when it was read from JSON that had it (its builder sorts them by name),
+//! and models each property with structs that have no room for some members elicit
+//! sends: an option's `description`, a property's `_meta` ([E7](crate::rules#e7)).
+//! So elicit sends the schema the type declares, in declaration order and whole,
+//! through rmcp's raw `CustomRequest` with the method `elicitation/create`, and the
+//! completion through a `CustomNotification` (rmcp has no type for it). The client sees
+//! an ordinary elicitation; rmcp adds its `_meta.progressToken` to the params, as it
+//! does to every request.
 //!
 //! # MCP 2026-07-28
 //!
@@ -230,6 +232,9 @@ impl PeerElicitor {
         let params = v2025_11_25::ElicitRequestParams::try_from(request)
             .expect("the Elicitor builds only form and URL requests, which both have an MCP form")
             .to_json();
+        // Raw, not rmcp's typed `create_elicitation`: its schema model would sort the
+        // properties of a schema it builds and drop members it has no room for (module
+        // docs, "Why elicit sends its own JSON"). D13: this JSON is the declared order.
         let request = CustomRequest::new(ELICITATION_CREATE, Some(params));
         let result = self
             .peer
