@@ -379,6 +379,36 @@ async fn a_declined_url_elicitation_cannot_complete() {
     assert!(c.wire.completions().is_empty());
 }
 
+// covers: R5, E6
+#[tokio::test]
+async fn an_unknown_url_action_is_not_consent_and_the_elicitation_is_given_up() {
+    let relay = Relay {
+        corrupt_results: Some(json!({ "action": "later" })),
+        ..Relay::default()
+    };
+    let c = connect(consenting_client(), relay).await;
+    let connection = PeerElicitor::new(c.peer());
+    let answer = bounded(
+        "ask_url",
+        connection.ask_url("Connect", "https://auth.example.com/c"),
+    )
+    .await;
+    let Err(AskError::Invalid(errors)) = answer else {
+        panic!("an unknown action is invalid: {answer:?}")
+    };
+    assert!(errors.to_string().contains("later"), "{errors}");
+    let sent = parse(&c.wire.creates()[0]);
+    let id = sent["params"]["elicitationId"].as_str().expect("an id");
+    assert_eq!(connection.elicitor().url_state(id), None);
+    assert_eq!(
+        connection
+            .elicitor()
+            .registry()
+            .outstanding(connection.elicitor().connection()),
+        0
+    );
+}
+
 // covers: E5, S6, U5
 #[tokio::test]
 async fn a_completion_from_another_connection_or_user_is_refused() {

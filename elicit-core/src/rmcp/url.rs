@@ -30,8 +30,9 @@ impl PeerElicitor {
     /// [`UrlOutcome::Consented`] is consent to open the URL, not the end of the
     /// external interaction ([U2](crate::rules#u2)): call [`UrlHandle::complete`] when
     /// that ends. Content the client sends back is never read ([U3](crate::rules#u3)).
-    /// An action other than accept, decline and cancel is [`AskError::Invalid`]; when
-    /// the request fails after it was registered, the elicitation is forgotten.
+    /// An action other than accept, decline and cancel is [`AskError::Invalid`]. When
+    /// the request fails after it was registered, or the action is unknown, the
+    /// elicitation is forgotten.
     pub async fn ask_url(
         &self,
         message: impl Into<String>,
@@ -50,8 +51,10 @@ impl PeerElicitor {
             .elicitor
             .record_response(&elicitation_id, &response)
             .map_err(|error| match error {
-                // R5: an action elicit does not know is not consent.
+                // R5: an action elicit does not know is not consent; the elicitation
+                // is given up, so that it does not hold one of the connection's slots.
                 CompletionError::UnknownAction(unknown) => {
+                    self.elicitor.forget(&elicitation_id);
                     AskError::Invalid(ValidationErrors::single(ValidationError {
                         property: None,
                         kind: ValidationErrorKind::UnknownAction {
