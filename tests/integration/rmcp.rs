@@ -27,11 +27,15 @@ use crate::protocol_support::rmcp_wire::{
     Side, TestClient, Wire,
 };
 
-/// A server with one tool, `needs_url`, that cannot proceed before a URL elicitation
-/// and says so with `-32042`; its connection is kept for the test to complete it.
+/// A server whose tools ask the client that called them: `plan` (`{"n": int}`) asks
+/// for a [`Refactor`] with the message `ask #n` and answers with what it got;
+/// `connect` asks in URL mode, completes, and answers with the `elicitationId`;
+/// `needs_url` cannot proceed before a URL elicitation and says so with `-32042`. The
+/// connection is kept for the test, and the registry may be shared by several servers.
 #[derive(Clone, Default)]
 struct TestServer {
     connection: Arc<OnceLock<PeerElicitor>>,
+    registry: UrlRegistry,
 }
 
 impl ServerHandler for TestServer {
@@ -41,22 +45,46 @@ impl ServerHandler for TestServer {
 
     async fn call_tool(
         &self,
-        _request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let connection = self
             .connection
-            .get_or_init(|| PeerElicitor::new(&context.peer));
-        let pending = connection
-            .prepare_url(
-                "Connect your account first",
-                "https://auth.example.com/connect",
-            )
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        Err(url_elicitation_required(
-            "This tool needs your account",
-            &[pending],
-        ))
+            .get_or_init(|| PeerElicitor::new(&context.peer).with_registry(&self.registry));
+        let said = match request.name.as_ref() {
+            "plan" => {
+                let n = request.arguments.as_ref().and_then(|a| a.get("n")).cloned();
+                format!(
+                    "{:?}",
+                    connection
+                        .ask::<Refactor>(format!("ask #{}", n.unwrap_or_default()))
+                        .await
+                )
+            }
+            "connect" => match connection
+                .ask_url("Connect", "https://auth.example.com/c")
+                .await
+            {
+                Ok((UrlOutcome::Consented, handle)) => match handle.complete(None).await {
+                    Ok(()) => handle.elicitation_id().to_owned(),
+                    Err(error) => format!("not completed: {error}"),
+                },
+                other => format!("{other:?}"),
+            },
+            _ => {
+                let pending = connection
+                    .prepare_url(
+                        "Connect your account first",
+                        "https://auth.example.com/connect",
+                    )
+                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                return Err(url_elicitation_required(
+                    "This tool needs your account",
+                    &[pending],
+                ));
+            }
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(said)]).into())
     }
 }
 
@@ -74,8 +102,12 @@ impl Connection {
 }
 
 async fn connect(handler: TestClient, relay: Relay) -> Connection {
+    connect_to(TestServer::default(), handler, relay).await
+}
+
+async fn connect_to(server: TestServer, handler: TestClient, relay: Relay) -> Connection {
     let (server_io, client_io, wire) = in_memory(relay);
-    let server = tokio::spawn(TestServer::default().serve(server_io));
+    let server = tokio::spawn(server.serve(server_io));
     let client = bounded("the client's initialize", handler.clone().serve(client_io))
         .await
         .expect("the client initializes");
@@ -526,11 +558,21 @@ fn expected_for(i: u8) -> Refactor {
     }
 }
 
+/// One tool call on a cloned client peer (tasks share the connection).
+async fn call_on(peer: &::rmcp::Peer<RoleClient>, tool: &str, arguments: Value) -> String {
+    let mut request = CallToolRequestParams::new(tool.to_owned());
+    if let Value::Object(arguments) = arguments {
+        request = request.with_arguments(arguments);
+    }
+    let result = bounded(tool, peer.call_tool(request)).await;
+    tool_text(&result.unwrap_or_else(|e| panic!("{tool} failed: {e}")))
+}
+
 // covers: E5, U4, U5, D13
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn many_asks_on_several_connections_never_mix_answers_or_completions() {
+async fn many_tool_calls_asking_at_once_on_several_connections_never_mix_answers_or_completions() {
     const CONNECTIONS: usize = 4;
-    const ASKS: u8 = 12;
+    const CALLS: u8 = 12;
     let registry = UrlRegistry::new();
     let mut connections = Vec::new();
     for _ in 0..CONNECTIONS {
@@ -543,37 +585,31 @@ async fn many_asks_on_several_connections_never_mix_answers_or_completions() {
                 _ => answer_for(request),
             },
         );
-        let c = connect(client, Relay::default()).await;
-        let elicitor = PeerElicitor::new(c.peer()).with_registry(&registry);
-        connections.push((c, elicitor));
+        let server = TestServer {
+            registry: registry.clone(),
+            ..TestServer::default()
+        };
+        connections.push(connect_to(server, client, Relay::default()).await);
     }
+    // Every call of every connection at once: a form and a URL elicitation each.
     let mut tasks = Vec::new();
-    for (n, (_, elicitor)) in connections.iter().enumerate() {
-        for i in 0..ASKS {
-            let elicitor = elicitor.clone();
+    for (n, c) in connections.iter().enumerate() {
+        for i in 0..CALLS {
+            let peer = c.client.peer().clone();
             tasks.push(tokio::spawn(async move {
-                let answer = elicitor.ask::<Refactor>(format!("ask #{i}")).await;
-                assert_eq!(
-                    answer.unwrap(),
-                    Elicited::Accepted(expected_for(i)),
-                    "connection {n}, ask {i}"
-                );
-                let (outcome, handle) = elicitor
-                    .ask_url(format!("url #{i}"), "https://auth.example.com/c")
-                    .await
-                    .unwrap();
-                assert_eq!(outcome, UrlOutcome::Consented);
-                handle.complete(None).await.unwrap();
-                (n, handle.elicitation_id().to_owned())
+                let said = call_on(&peer, "plan", json!({ "n": i })).await;
+                let expected: Result<_, AskError> = Ok(Elicited::Accepted(expected_for(i)));
+                assert_eq!(said, format!("{expected:?}"), "connection {n}, call {i}");
+                (n, call_on(&peer, "connect", json!({})).await)
             }));
         }
     }
     let mut minted = vec![Vec::new(); CONNECTIONS];
     for task in tasks {
-        let (n, id) = bounded("one ask", task).await.expect("the task");
+        let (n, id) = bounded("one call", task).await.expect("the task");
         minted[n].push(id);
     }
-    for (n, (c, _)) in connections.iter().enumerate() {
+    for (n, c) in connections.iter().enumerate() {
         let mut sent = c.wire.completions();
         let mut expected = minted[n].clone();
         sent.sort();
@@ -582,12 +618,19 @@ async fn many_asks_on_several_connections_never_mix_answers_or_completions() {
             sent, expected,
             "connection {n} got exactly its own completions"
         );
-        assert_eq!(c.wire.creates().len(), 2 * usize::from(ASKS));
+        assert_eq!(c.wire.creates().len(), 2 * usize::from(CALLS));
+        eventually("the notifications", || {
+            c.handler.completed().len() == usize::from(CALLS)
+        })
+        .await;
+        let mut received = c.handler.completed();
+        received.sort();
+        assert_eq!(received, expected, "connection {n}'s client");
     }
     let all: std::collections::HashSet<&String> = minted.iter().flatten().collect();
     assert_eq!(
         all.len(),
-        CONNECTIONS * usize::from(ASKS),
+        CONNECTIONS * usize::from(CALLS),
         "U4: every id unique"
     );
 }
