@@ -25,7 +25,7 @@
 
 use std::sync::OnceLock;
 
-use elicit::agent::{AskError, UrlOutcome, UrlRegistry, UserId};
+use elicit::agent::{AskError, UrlRegistry, UserId};
 use elicit::rmcp::PeerElicitor;
 use elicit::{Elicit, Elicited, Mode};
 use rmcp::model::{
@@ -116,30 +116,29 @@ impl PlanServer {
     }
 
     async fn connect_account(&self, connection: &PeerElicitor) -> CallToolResult {
-        let (outcome, handle) = match connection.ask_url(URL_MESSAGE, CONNECT_URL).await {
-            Ok(answer) => answer,
-            Err(error) => return not_asked_or_failed(error),
-        };
-        match outcome {
+        match connection.ask_url(URL_MESSAGE, CONNECT_URL).await {
             // U2: consent only. The page would report back when the user is done; here
             // the external step is simulated as finished at once, for the same user (S6).
-            UrlOutcome::Consented => {
+            Ok(Elicited::Accepted(consent)) => {
                 let user = UserId::new(LOCAL_USER);
-                match handle.complete(Some(&user)).await {
+                match consent.complete(Some(&user)).await {
                     Ok(()) => text(format!(
                         "You consented; the account is connected and the client was notified \
                          that elicitation {} is complete.",
-                        handle.elicitation_id()
+                        consent.elicitation_id()
                     )),
                     Err(error) => CallToolResult::error(vec![ContentBlock::text(format!(
                         "You consented, but the completion could not be sent: {error}."
                     ))]),
                 }
             }
-            UrlOutcome::Declined => text("You declined to connect the account; nothing was done."),
-            UrlOutcome::Cancelled => {
+            Ok(Elicited::Declined) => {
+                text("You declined to connect the account; nothing was done.")
+            }
+            Ok(Elicited::Cancelled) => {
                 text("You cancelled connecting the account; nothing was done.")
             }
+            Err(error) => not_asked_or_failed(error),
         }
     }
 }

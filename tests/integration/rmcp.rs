@@ -14,7 +14,7 @@ use ::rmcp::model::{
 };
 use ::rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
 use ::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceError, ServiceExt};
-use elicit::agent::{AskError, CompletionError, UrlOutcome, UrlRegistry, UserId};
+use elicit::agent::{AskError, CompletionError, UrlRegistry, UserId};
 use elicit::protocol::mcp::URL_ELICITATION_REQUIRED;
 use elicit::rmcp::{ask, input, url_elicitation_required, CompleteError, PeerElicitor};
 use elicit::{Elicited, Mode};
@@ -65,8 +65,8 @@ impl ServerHandler for TestServer {
                 .ask_url("Connect", "https://auth.example.com/c")
                 .await
             {
-                Ok((UrlOutcome::Consented, handle)) => match handle.complete(None).await {
-                    Ok(()) => handle.elicitation_id().to_owned(),
+                Ok(Elicited::Accepted(consent)) => match consent.complete(None).await {
+                    Ok(()) => consent.elicitation_id().to_owned(),
                     Err(error) => format!("not completed: {error}"),
                 },
                 other => format!("{other:?}"),
@@ -349,13 +349,14 @@ async fn url_consent_then_completion_with_the_same_id_to_the_same_client_once() 
     let c = connect(consenting_client(), Relay::default()).await;
     let alice = UserId::new("alice");
     let connection = PeerElicitor::new(c.peer()).with_user(alice.clone());
-    let (outcome, handle) = bounded(
+    let answer = bounded(
         "ask_url",
         connection.ask_url("Connect", "https://auth.example.com/c"),
     )
-    .await
-    .unwrap();
-    assert_eq!(outcome, UrlOutcome::Consented);
+    .await;
+    let Ok(Elicited::Accepted(handle)) = answer else {
+        panic!("consent: {answer:?}")
+    };
     let sent = parse(&c.wire.creates()[0]);
     assert_eq!(sent["params"]["mode"], "url");
     assert_eq!(sent["params"]["elicitationId"], handle.elicitation_id());
@@ -383,6 +384,44 @@ async fn url_consent_then_completion_with_the_same_id_to_the_same_client_once() 
     assert_eq!(c.wire.assert_valid(), 3);
 }
 
+// covers: U2, U5, E5
+#[tokio::test]
+async fn a_consent_dropped_without_completing_leaves_nothing_outstanding() {
+    let c = connect(consenting_client(), Relay::default()).await;
+    let connection = PeerElicitor::new(c.peer());
+    let answer = bounded(
+        "ask_url",
+        connection.ask_url("Connect", "https://auth.example.com/c"),
+    )
+    .await;
+    let Ok(Elicited::Accepted(consent)) = answer else {
+        panic!("consent: {answer:?}")
+    };
+    let id = consent.elicitation_id().to_owned();
+    let outstanding = || {
+        connection
+            .elicitor()
+            .registry()
+            .outstanding(connection.elicitor().connection())
+    };
+    assert_eq!(
+        outstanding(),
+        1,
+        "consent keeps it outstanding until completed"
+    );
+    drop(consent);
+    assert_eq!(outstanding(), 0);
+    let refused = bounded("complete", connection.complete(&id, None)).await;
+    assert!(
+        matches!(
+            refused,
+            Err(CompleteError::Refused(CompletionError::Unknown))
+        ),
+        "{refused:?}"
+    );
+    assert!(c.wire.completions().is_empty());
+}
+
 // covers: U2, R5
 #[tokio::test]
 async fn a_declined_url_elicitation_cannot_complete() {
@@ -393,14 +432,16 @@ async fn a_declined_url_elicitation_cannot_complete() {
         Relay::default(),
     )
     .await;
-    let (outcome, handle) = bounded(
+    let connection = PeerElicitor::new(c.peer());
+    let answer = bounded(
         "ask_url",
-        PeerElicitor::new(c.peer()).ask_url("Connect", "https://auth.example.com/c"),
+        connection.ask_url("Connect", "https://auth.example.com/c"),
     )
-    .await
-    .unwrap();
-    assert_eq!(outcome, UrlOutcome::Declined);
-    let refused = bounded("complete", handle.complete(None)).await;
+    .await;
+    assert!(matches!(answer, Ok(Elicited::Declined)), "{answer:?}");
+    let sent = parse(&c.wire.creates()[0]);
+    let id = sent["params"]["elicitationId"].as_str().expect("an id");
+    let refused = bounded("complete", connection.complete(id, None)).await;
     assert!(
         matches!(
             refused,
@@ -454,12 +495,14 @@ async fn a_completion_from_another_connection_or_user_is_refused() {
     let on_b = PeerElicitor::new(b.peer())
         .with_user(alice.clone())
         .with_registry(&registry);
-    let (_, handle) = bounded(
+    let answer = bounded(
         "ask_url",
         on_a.ask_url("Connect", "https://auth.example.com/c"),
     )
-    .await
-    .unwrap();
+    .await;
+    let Ok(Elicited::Accepted(handle)) = answer else {
+        panic!("consent: {answer:?}")
+    };
     let id = handle.elicitation_id();
 
     let foreign = bounded("complete on b", on_b.complete(id, Some(&alice))).await;

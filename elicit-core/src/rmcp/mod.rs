@@ -70,7 +70,7 @@
 //!
 //! - [`PeerElicitor::ask_url`] sends a URL-mode request with an unguessable
 //!   `elicitationId` bound to the connection and the user, and returns the user's
-//!   choice with a [`UrlHandle`]; [`UrlHandle::complete`] sends
+//!   choice; consent comes as a [`UrlConsent`], whose [`UrlConsent::complete`] sends
 //!   `notifications/elicitation/complete` with that id to that client, once
 //!   ([U2](crate::rules#u2), [U4](crate::rules#u4), [U5](crate::rules#u5),
 //!   [M3](crate::rules#m3)).
@@ -114,7 +114,7 @@ pub mod input;
 mod url;
 
 #[cfg(feature = "url")]
-pub use url::{url_elicitation_required, CompleteError, UrlHandle};
+pub use url::{url_elicitation_required, CompleteError, UrlConsent};
 
 /// Asks the client behind `peer` to fill in the form `T`, in one call (MCP 2025-11-25).
 ///

@@ -13,12 +13,13 @@ use crate::content::{ValidationError, ValidationErrorKind, ValidationErrors};
 use crate::protocol::mcp::v2025_11_25::{self, ElicitationCompleteNotification};
 use crate::protocol::mcp::ELICITATION_COMPLETE_NOTIFICATION;
 use crate::protocol::JsonRpcError;
+use crate::typed::Elicited;
 
 use super::{mcp_scope, PeerElicitor};
 
 impl PeerElicitor {
-    /// Asks the client to open `url` (URL mode) and returns the user's choice with a
-    /// handle to complete the elicitation later.
+    /// Asks the client to open `url` (URL mode) and returns the user's choice:
+    /// `Accepted` carries a [`UrlConsent`] to complete the elicitation with later.
     ///
     /// The `elicitationId` is minted by the connection's
     /// [`UrlRegistry`](crate::agent::UrlRegistry): unguessable, bound to this
@@ -27,50 +28,45 @@ impl PeerElicitor {
     /// ([C7](crate::rules#c7); never fall back to a form, [F6](crate::rules#f6)), a URL
     /// the policy refuses ([S1](crate::rules#s1)).
     ///
-    /// [`UrlOutcome::Consented`] is consent to open the URL, not the end of the
-    /// external interaction ([U2](crate::rules#u2)): call [`UrlHandle::complete`] when
-    /// that ends. Content the client sends back is never read ([U3](crate::rules#u3)).
-    /// An action other than accept, decline and cancel is [`AskError::Invalid`]. When
-    /// the request fails after it was registered, or the action is unknown, the
-    /// elicitation is forgotten.
+    /// `Accepted` is consent to open the URL, not the end of the external interaction
+    /// ([U2](crate::rules#u2)): call [`UrlConsent::complete`] when that ends. Content
+    /// the client sends back is never read ([U3](crate::rules#u3)). An action other
+    /// than accept, decline and cancel is [`AskError::Invalid`], not consent
+    /// ([R5](crate::rules#r5)). Declined, cancelled, failed or dropped, the ask leaves
+    /// no outstanding elicitation in the registry.
     pub async fn ask_url(
         &self,
         message: impl Into<String>,
         url: &str,
-    ) -> Result<(UrlOutcome, UrlHandle), AskError> {
+    ) -> Result<Elicited<UrlConsent>, AskError> {
         let pending = self.prepare_url(message, url)?;
-        let elicitation_id = pending.elicitation_id().to_owned();
-        let response = match self.send(pending.request()).await {
-            Ok(response) => response,
-            Err(error) => {
-                self.elicitor.forget(&elicitation_id);
-                return Err(error);
-            }
-        };
-        let outcome = self
-            .elicitor
-            .record_response(&elicitation_id, &response)
-            .map_err(|error| match error {
-                // R5: an action elicit does not know is not consent; the elicitation
-                // is given up, so that it does not hold one of the connection's slots.
-                CompletionError::UnknownAction(unknown) => {
-                    self.elicitor.forget(&elicitation_id);
-                    AskError::Invalid(ValidationErrors::single(ValidationError {
-                        property: None,
-                        kind: ValidationErrorKind::UnknownAction {
-                            action: unknown.action,
-                        },
-                    }))
-                }
-                // The id was forgotten meanwhile (`disconnect`, `forget`): the
-                // connection has given up on it.
-                other => AskError::transport(other),
-            })?;
-        let handle = UrlHandle {
-            elicitation_id,
+        // Outstanding until the user consents; given up however the ask ends before.
+        let guard = UrlConsent {
+            elicitation_id: pending.elicitation_id().to_owned(),
             connection: self.clone(),
         };
-        Ok((outcome, handle))
+        let response = self.send(pending.request()).await?;
+        match self
+            .elicitor
+            .record_response(guard.elicitation_id(), &response)
+        {
+            // Outstanding until completed: the consent owns it from here.
+            Ok(UrlOutcome::Consented) => Ok(Elicited::Accepted(guard)),
+            Ok(UrlOutcome::Declined) => Ok(Elicited::Declined),
+            Ok(UrlOutcome::Cancelled) => Ok(Elicited::Cancelled),
+            // R5: an action elicit does not know is not consent.
+            Err(CompletionError::UnknownAction(unknown)) => Err(AskError::Invalid(
+                ValidationErrors::single(ValidationError {
+                    property: None,
+                    kind: ValidationErrorKind::UnknownAction {
+                        action: unknown.action,
+                    },
+                }),
+            )),
+            // The id was forgotten meanwhile (`disconnect`, `forget`): the connection
+            // has given up on it, and the answer has nowhere to go.
+            Err(other) => Err(AskError::transport(other)),
+        }
     }
 
     /// Registers a URL elicitation without sending it, for the `-32042` error of a
@@ -119,15 +115,24 @@ impl PeerElicitor {
     }
 }
 
-/// A URL elicitation sent by [`PeerElicitor::ask_url`], to complete on the connection
-/// that sent it.
-#[derive(Debug, Clone)]
-pub struct UrlHandle {
+/// The user's consent to open a URL ([U2](crate::rules#u2)), from
+/// [`PeerElicitor::ask_url`], bound to the connection that asked and to its user
+/// ([E5](crate::rules#e5), [S6](crate::rules#s6)).
+///
+/// Keep it while the user is on the page (for instance in a map keyed by
+/// [`elicitation_id`](Self::elicitation_id), which the page's callback carries back);
+/// when the page reports that the user finished, [`complete`](Self::complete) sends
+/// `notifications/elicitation/complete` to the client. Dropping it without completing
+/// forgets the elicitation, so that nothing stays outstanding; a later completion is
+/// refused as unknown. The same type, with the same rules, as the ACP SDK
+/// integration's `UrlConsent`.
+#[derive(Debug)]
+pub struct UrlConsent {
     elicitation_id: String,
     connection: PeerElicitor,
 }
 
-impl UrlHandle {
+impl UrlConsent {
     /// The opaque id: keep it with the state of the external interaction (e.g. the
     /// OAuth `state`), to complete from wherever that ends.
     pub fn elicitation_id(&self) -> &str {
@@ -139,6 +144,14 @@ impl UrlHandle {
     /// [`PeerElicitor::complete`].
     pub async fn complete(&self, user: Option<&UserId>) -> Result<(), CompleteError> {
         self.connection.complete(&self.elicitation_id, user).await
+    }
+}
+
+impl Drop for UrlConsent {
+    fn drop(&mut self) {
+        // A no-op once answered with decline or cancel, or completed: only an
+        // outstanding elicitation is forgotten.
+        self.connection.elicitor.forget(&self.elicitation_id);
     }
 }
 
@@ -159,7 +172,7 @@ impl fmt::Display for CompleteError {
         match self {
             CompleteError::Refused(error) => error.fmt(f),
             CompleteError::Transport(_) => {
-                f.write_str("the completion notification could not be sent to the client")
+                f.write_str("`notifications/elicitation/complete` could not be sent to the client")
             }
         }
     }
