@@ -156,11 +156,10 @@ impl fmt::Display for CompleteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CompleteError::Refused(error) => error.fmt(f),
-            CompleteError::Transport(error) => write!(
-                f,
-                "`elicitation/complete` could not be sent: {}",
-                error.message
-            ),
+            // The SDK's error is the source, reported once.
+            CompleteError::Transport(_) => {
+                f.write_str("`elicitation/complete` could not be sent to the client")
+            }
         }
     }
 }
