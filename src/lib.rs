@@ -106,6 +106,71 @@
 //! [`Elicitor::complete`] builds the `elicitation/complete` notification once, for that
 //! connection and user only ([U5](rules#u5)). See the [`agent`] module.
 //!
+//! **Ask in one call from your SDK.** On the official ACP SDK (feature
+//! `agent-client-protocol`), [`agent_client_protocol::ask`](crate::agent_client_protocol)
+//! sends the form on the connection a handler was given and returns the typed answer;
+//! `ask_url` does the same for URL mode and hands back a consent to complete, and
+//! `cancel_session` ends the asks of a cancelled turn:
+//!
+//! ```no_run
+//! # #[cfg(feature = "agent-client-protocol")]
+//! # mod example {
+//! use agent_client_protocol::v1::ConnectionTo;
+//! use agent_client_protocol::Client;
+//! use elicit::agent_client_protocol::ask;
+//! use elicit::{Elicit, Elicited, Elicitor, Scope};
+//!
+//! #[derive(Elicit)]
+//! struct Plan {
+//!     /// Review passes
+//!     #[elicit(minimum = 1, maximum = 5, default = 2)]
+//!     passes: u8,
+//! }
+//!
+//! // In a task spawned by the `session/prompt` handler.
+//! async fn turn(cx: &ConnectionTo<Client>, elicitor: &Elicitor, session: &str) -> String {
+//!     match ask::<Plan>(cx, elicitor, Scope::session(session), "How many passes?").await {
+//!         Ok(Elicited::Accepted(plan)) => format!("{} passes", plan.passes),
+//!         Ok(Elicited::Declined | Elicited::Cancelled) => "nothing done".to_owned(),
+//!         Err(error) => format!("could not ask: {error}"),
+//!     }
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! On rmcp 3.x (feature `rmcp_3`), an MCP server asks through the peer its tool
+//! handler was given, with [`rmcp::ask`](crate::rmcp); `rmcp::PeerElicitor` holds a
+//! connection's user, policies and URL mode:
+//!
+//! ```no_run
+//! # #[cfg(feature = "rmcp_3")]
+//! # mod example {
+//! use elicit::{Elicit, Elicited};
+//! use rmcp::service::{Peer, RoleServer};
+//!
+//! # #[derive(Elicit)]
+//! # struct Plan {
+//! #     /// Review passes
+//! #     #[elicit(minimum = 1, maximum = 5, default = 2)]
+//! #     passes: u8,
+//! # }
+//! // In a tool handler: `context.peer`.
+//! async fn plan(peer: &Peer<RoleServer>) -> String {
+//!     match elicit::rmcp::ask::<Plan>(peer, "How many passes?").await {
+//!         Ok(Elicited::Accepted(plan)) => format!("{} passes", plan.passes),
+//!         Ok(Elicited::Declined | Elicited::Cancelled) => "nothing done".to_owned(),
+//!         Err(error) => format!("could not ask: {error}"),
+//!     }
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! Both send elicit's own wire form, so the form's fields reach the user in the order
+//! they are declared ([D13](rules#d13)), and both fail with the same
+//! [`agent::AskError`].
+//!
 //! # For client authors
 //!
 //! A client receives `elicitation/create` as JSON. [`client::check_request`] tells
