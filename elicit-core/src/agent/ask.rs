@@ -72,6 +72,52 @@ impl AskError {
     }
 }
 
+/// Reading an answer the same way in every SDK integration.
+#[cfg(any(feature = "agent-client-protocol", feature = "rmcp_3"))]
+pub(crate) mod answer {
+    use serde_json::Value;
+
+    use super::AskError;
+    use crate::content::{ValidationError, ValidationErrorKind, ValidationErrors};
+    use crate::protocol::{Action, ElicitationResponse};
+    use crate::schema::RequestedSchema;
+    use crate::typed::Elicited;
+
+    /// An action this crate does not know: not consent ([R5](crate::rules#r5)), reported as
+    /// the typed parse reports it.
+    pub(crate) fn unknown_action(action: &str) -> AskError {
+        AskError::Invalid(ValidationErrors::single(ValidationError {
+            property: None,
+            kind: ValidationErrorKind::UnknownAction {
+                action: action.to_owned(),
+            },
+        }))
+    }
+
+    /// The answer to a form whose schema was built at run time: the accepted content once
+    /// it validates against `schema` ([F3](crate::rules#f3)), or the user's decline or
+    /// cancel ([R5](crate::rules#r5)). What the SDK integrations' `ask_schema` return.
+    pub(crate) fn schema_answer(
+        schema: &RequestedSchema,
+        response: &ElicitationResponse,
+    ) -> Result<Elicited<Value>, AskError> {
+        match response.action() {
+            Action::Accept => {
+                // R2: no content on accept is an empty answer, which `required` may refuse.
+                let content = response
+                    .content_value()
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+                schema.validate(&content)?;
+                Ok(Elicited::Accepted(content))
+            }
+            Action::Decline => Ok(Elicited::Declined),
+            Action::Cancel => Ok(Elicited::Cancelled),
+            Action::Other(action) => Err(unknown_action(action)),
+        }
+    }
+}
+
 impl From<ElicitError> for AskError {
     /// Lifts the refusals a caller is expected to handle (C7, F5, F7) to variants of
     /// their own; every other refusal stays an [`AskError::Refused`].

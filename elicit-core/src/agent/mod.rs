@@ -58,6 +58,13 @@ mod url_check;
 
 #[cfg(feature = "url")]
 pub use crate::url_error::InvalidUrl;
+#[cfg(any(feature = "agent-client-protocol", feature = "rmcp_3"))]
+pub(crate) use ask::answer::schema_answer;
+#[cfg(all(
+    feature = "url",
+    any(feature = "agent-client-protocol", feature = "rmcp_3")
+))]
+pub(crate) use ask::answer::unknown_action;
 pub use ask::AskError;
 pub use elicitor::{ElicitError, Elicitor};
 pub use ids::{ConnectionId, UserId};

@@ -10,9 +10,8 @@ use futures::future::{self, Either};
 use serde_json::Value;
 
 use super::cancel::Watch;
-use crate::agent::{AskError, Elicitor};
-use crate::content::{ValidationError, ValidationErrorKind, ValidationErrors};
-use crate::protocol::{Action, CreateElicitation, ElicitationResponse, JsonRpcError, Scope};
+use crate::agent::{schema_answer, AskError, Elicitor};
+use crate::protocol::{CreateElicitation, ElicitationResponse, JsonRpcError, Scope};
 use crate::schema::RequestedSchema;
 use crate::typed::{Elicit, Elicited};
 
@@ -114,29 +113,5 @@ pub async fn ask_schema(
         Some(response) => response,
         None => return Ok(Elicited::Cancelled),
     };
-    match response.action() {
-        Action::Accept => {
-            // R2: no content on accept is an empty answer, which `required` may refuse.
-            let content = response
-                .content_value()
-                .cloned()
-                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-            schema.validate(&content)?;
-            Ok(Elicited::Accepted(content))
-        }
-        Action::Decline => Ok(Elicited::Declined),
-        Action::Cancel => Ok(Elicited::Cancelled),
-        Action::Other(action) => Err(unknown_action(action)),
-    }
-}
-
-/// An action this crate does not know: not consent ([R5](crate::rules#r5)), reported as
-/// the typed parse reports it.
-pub(super) fn unknown_action(action: &str) -> AskError {
-    AskError::Invalid(ValidationErrors::single(ValidationError {
-        property: None,
-        kind: ValidationErrorKind::UnknownAction {
-            action: action.to_owned(),
-        },
-    }))
+    schema_answer(schema, &response)
 }

@@ -6,8 +6,8 @@ use std::fmt;
 
 use ::agent_client_protocol::{Client, ConnectionTo, UntypedMessage};
 
-use super::ask::{exchange, unknown_action};
-use crate::agent::{AskError, CompletionError, Elicitor, UrlOutcome, UserId};
+use super::ask::exchange;
+use crate::agent::{unknown_action, AskError, CompletionError, Elicitor, UrlOutcome, UserId};
 use crate::protocol::{CompleteElicitation, Scope};
 use crate::typed::Elicited;
 

@@ -8,8 +8,7 @@ use ::rmcp::model::{CustomNotification, ErrorCode, ServerNotification};
 use ::rmcp::service::ServiceError;
 use ::rmcp::ErrorData;
 
-use crate::agent::{AskError, CompletionError, PendingUrl, UrlOutcome, UserId};
-use crate::content::{ValidationError, ValidationErrorKind, ValidationErrors};
+use crate::agent::{unknown_action, AskError, CompletionError, PendingUrl, UrlOutcome, UserId};
 use crate::protocol::mcp::v2025_11_25::{self, ElicitationCompleteNotification};
 use crate::protocol::mcp::ELICITATION_COMPLETE_NOTIFICATION;
 use crate::protocol::JsonRpcError;
@@ -55,14 +54,7 @@ impl PeerElicitor {
             Ok(UrlOutcome::Declined) => Ok(Elicited::Declined),
             Ok(UrlOutcome::Cancelled) => Ok(Elicited::Cancelled),
             // R5: an action elicit does not know is not consent.
-            Err(CompletionError::UnknownAction(unknown)) => Err(AskError::Invalid(
-                ValidationErrors::single(ValidationError {
-                    property: None,
-                    kind: ValidationErrorKind::UnknownAction {
-                        action: unknown.action,
-                    },
-                }),
-            )),
+            Err(CompletionError::UnknownAction(unknown)) => Err(unknown_action(&unknown.action)),
             // The id was forgotten meanwhile (`disconnect`, `forget`): the connection
             // has given up on it, and the answer has nowhere to go.
             Err(other) => Err(AskError::transport(other)),
