@@ -17,7 +17,7 @@ use ::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceError, ServiceExt};
 use elicit::agent::{AskError, CompletionError, UrlRegistry, UserId};
 use elicit::protocol::mcp::URL_ELICITATION_REQUIRED;
 use elicit::rmcp::{ask, input, url_elicitation_required, CompleteError, PeerElicitor};
-use elicit::{Elicited, Mode};
+use elicit::{Elicited, Mode, RequestedSchema};
 use serde_json::{json, Value};
 
 use crate::forms::{Choices, Numbers, Profile, Refactor, Strategy};
@@ -232,6 +232,54 @@ async fn an_invalid_answer_reports_every_problem_and_nothing_is_used() {
     c.wire.assert_valid();
 }
 
+// covers: F3, V1, D13
+#[tokio::test]
+async fn a_schema_built_at_run_time_is_asked_in_its_order_and_validated() {
+    let schema = RequestedSchema::from_json(&json!({
+        "type": "object",
+        "properties": {
+            "zone": { "type": "string", "enum": ["eu", "us"] },
+            "replicas": { "type": "integer", "minimum": 1, "maximum": 3 }
+        },
+        "required": ["zone", "replicas"]
+    }))
+    .expect("a valid schema");
+    let c = connect(
+        form_client(|_| accept(json!({ "zone": "eu", "replicas": 2 }))),
+        Relay::default(),
+    )
+    .await;
+    let connection = PeerElicitor::new(c.peer());
+    let answer = bounded("ask_schema", connection.ask_schema("Where?", &schema)).await;
+    let Ok(Elicited::Accepted(content)) = answer else {
+        panic!("accepted: {answer:?}")
+    };
+    assert_eq!(content, json!({ "zone": "eu", "replicas": 2 }));
+    let sent = &c.wire.creates()[0];
+    let (zone, replicas) = (
+        sent.find("\"zone\"").unwrap(),
+        sent.find("\"replicas\"").unwrap(),
+    );
+    assert!(zone < replicas, "declaration order on the wire: {sent}");
+
+    let c = connect(
+        form_client(|_| accept(json!({ "zone": "mars" }))),
+        Relay::default(),
+    )
+    .await;
+    let answer = bounded(
+        "ask_schema",
+        PeerElicitor::new(c.peer()).ask_schema("Where?", &schema),
+    )
+    .await;
+    let Err(AskError::Invalid(errors)) = answer else {
+        panic!("two problems: {answer:?}")
+    };
+    // zone not an option, replicas missing.
+    assert_eq!(errors.len(), 2, "{errors}");
+    c.wire.assert_valid();
+}
+
 // covers: C8
 #[tokio::test]
 async fn a_json_rpc_error_from_the_client_is_rejected() {
@@ -281,7 +329,7 @@ async fn a_result_that_is_no_elicitation_result_is_malformed() {
     );
 }
 
-// covers: C7, F6, F7, M2
+// covers: C7, F5, F6, F7, M2
 #[tokio::test]
 async fn what_the_protocol_forbids_is_refused_before_anything_is_sent() {
     let never = |_: &ElicitRequestParams| -> Result<ElicitResult, ErrorData> {
@@ -328,6 +376,21 @@ async fn what_the_protocol_forbids_is_refused_before_anything_is_sent() {
     );
 
     assert!(answer.is_err_and(|e| e.is_refused_before_sending()));
+    // F5: a schema built at run time that asks for a secret, to a client with forms.
+    let secret = RequestedSchema::from_json(&json!({
+        "type": "object",
+        "properties": { "password": { "type": "string", "title": "Password" } }
+    }))
+    .expect("a valid schema");
+    let answer = bounded(
+        "ask_schema",
+        PeerElicitor::new(form_only.peer()).ask_schema("Sign in", &secret),
+    )
+    .await;
+    assert!(
+        matches!(answer, Err(AskError::SecretInForm(_))),
+        "{answer:?}"
+    );
     for c in [&none, &url_only, &form_only] {
         assert!(c.wire.creates().is_empty());
         assert_eq!(c.handler.asked(), 0);

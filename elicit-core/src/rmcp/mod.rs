@@ -102,11 +102,14 @@ use ::rmcp::model::{CustomRequest, ProtocolVersion, ServerRequest};
 use ::rmcp::service::{Peer, RoleServer, ServiceError};
 use ::rmcp::ErrorData;
 
-use crate::agent::{AskError, ConnectionId, Elicitor, UserId};
+use serde_json::Value;
+
+use crate::agent::{schema_answer, AskError, ConnectionId, Elicitor, UserId};
 use crate::protocol::mcp::{v2025_11_25, McpElicitationCapabilities, ELICITATION_CREATE};
 use crate::protocol::{
     CreateElicitation, ElicitationCapabilities, ElicitationResponse, JsonRpcError, Mode, Scope,
 };
+use crate::schema::RequestedSchema;
 use crate::typed::{Elicit, Elicited};
 
 pub mod input;
@@ -223,6 +226,24 @@ impl PeerElicitor {
         let request = self.elicitor.form::<T>(mcp_scope(), message)?;
         let response = self.send(&request).await?;
         T::from_response(&response).map_err(AskError::Invalid)
+    }
+
+    /// Asks the client to fill in a form whose schema was built at run time, and
+    /// returns the accepted content (a JSON object) once it validates against
+    /// `schema` ([F3](crate::rules#f3)).
+    ///
+    /// As [`ask`](Self::ask), and also refused before sending when the schema breaks
+    /// the strict rules ([`AskError::Refused`]) or asks for a secret
+    /// ([`AskError::SecretInForm`], [F5](crate::rules#f5)): a derived form is checked
+    /// for secrets when it compiles, a schema built at run time here.
+    pub async fn ask_schema(
+        &self,
+        message: impl Into<String>,
+        schema: &RequestedSchema,
+    ) -> Result<Elicited<Value>, AskError> {
+        let request = self.elicitor.form_schema(mcp_scope(), message, schema)?;
+        let response = self.send(&request).await?;
+        schema_answer(schema, &response)
     }
 
     /// Sends an `elicitation/create` the Elicitor built, in MCP 2025-11-25 form, and
