@@ -62,7 +62,8 @@
 //!
 //! # One per connection: [`PeerElicitor`]
 //!
-//! [`ask`] is [`PeerElicitor::new`] followed by [`PeerElicitor::ask`]. Keep a
+//! [`ask`] is [`PeerElicitor::new`] followed by [`PeerElicitor::ask`];
+//! [`PeerElicitor::ask_schema`] asks for a form whose schema was built at run time. Keep a
 //! `PeerElicitor` per client connection when you need more: the authenticated user
 //! ([E5](crate::rules#e5), [S6](crate::rules#s6)), links allowed in forms, the URL
 //! policy, a [`UrlRegistry`](crate::agent::UrlRegistry) shared by all connections, and
