@@ -11,6 +11,7 @@ use crate::content::ValidationErrors;
 use crate::protocol::{JsonRpcError, Mode, ResponseError};
 use crate::schema::Finding;
 
+use super::elicitor::{write_link_in_form, write_secret_in_form};
 use super::ElicitError;
 
 /// Why an `ask` ended without an answer to use.
@@ -143,8 +144,8 @@ impl fmt::Display for AskError {
             // The refusals before sending say everything themselves: one text per rule,
             // the Elicitor's.
             AskError::ModeNotSupported(mode) => ElicitError::ModeNotSupported(*mode).fmt(f),
-            AskError::SecretInForm(findings) => ElicitError::SecretInForm(findings.clone()).fmt(f),
-            AskError::LinkInForm(findings) => ElicitError::LinkInForm(findings.clone()).fmt(f),
+            AskError::SecretInForm(findings) => write_secret_in_form(f, findings),
+            AskError::LinkInForm(findings) => write_link_in_form(f, findings),
             AskError::Refused(error) => error.fmt(f),
             AskError::Rejected(error) => write!(
                 f,
@@ -195,6 +196,22 @@ mod tests {
             AskError::from(ElicitError::LinkInForm(Vec::new())),
             AskError::LinkInForm(_)
         ));
+        // The same text as the Elicitor's refusal, findings included.
+        let schema = crate::schema::RequestedSchema::from_json(&serde_json::json!({
+            "type": "object",
+            "properties": { "password": { "type": "string", "description": "See https://x.example" } }
+        }))
+        .expect("a valid schema");
+        let (secrets, links): (Vec<Finding>, Vec<Finding>) =
+            schema.lint().into_iter().partition(Finding::is_secret);
+        assert!(!secrets.is_empty() && !links.is_empty());
+        for refusal in [
+            ElicitError::SecretInForm(secrets),
+            ElicitError::LinkInForm(links),
+        ] {
+            let text = refusal.to_string();
+            assert_eq!(AskError::from(refusal).to_string(), text);
+        }
         let other = AskError::from(ElicitError::NullRequestId);
         assert!(matches!(
             other,

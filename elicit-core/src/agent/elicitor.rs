@@ -86,6 +86,21 @@ fn write_findings(f: &mut fmt::Formatter<'_>, findings: &[Finding]) -> fmt::Resu
     Ok(())
 }
 
+/// The text of [`ElicitError::SecretInForm`], shared with `AskError::SecretInForm`.
+pub(super) fn write_secret_in_form(
+    f: &mut fmt::Formatter<'_>,
+    findings: &[Finding],
+) -> fmt::Result {
+    f.write_str("form mode must not ask for secrets or credentials; use URL mode")?;
+    write_findings(f, findings)
+}
+
+/// The text of [`ElicitError::LinkInForm`], shared with `AskError::LinkInForm`.
+pub(super) fn write_link_in_form(f: &mut fmt::Formatter<'_>, findings: &[Finding]) -> fmt::Result {
+    f.write_str("a form-mode request should not carry clickable URLs")?;
+    write_findings(f, findings)
+}
+
 impl fmt::Display for ElicitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -94,14 +109,8 @@ impl fmt::Display for ElicitError {
                 "the client did not declare the `{mode}` elicitation mode; degrade to another flow \
                  or fail the operation"
             ),
-            ElicitError::SecretInForm(findings) => {
-                f.write_str("form mode must not ask for secrets or credentials; use URL mode")?;
-                write_findings(f, findings)
-            }
-            ElicitError::LinkInForm(findings) => {
-                f.write_str("a form-mode request should not carry clickable URLs")?;
-                write_findings(f, findings)
-            }
+            ElicitError::SecretInForm(findings) => write_secret_in_form(f, findings),
+            ElicitError::LinkInForm(findings) => write_link_in_form(f, findings),
             ElicitError::InvalidSchema(_) => f.write_str("the form's schema is invalid"),
             ElicitError::NullRequestId => f.write_str(
                 "the scope's request id is `null`, which ACP v2 forbids; use a string or an integer",
