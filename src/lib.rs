@@ -230,6 +230,7 @@
 //! | `url` | yes | URL mode: the agent's URL policy and registry, the client's [`UrlReview`] |
 //! | `acp` | no | conversions to and from the official `agent-client-protocol-schema` types |
 //! | `agent-client-protocol` | no | the `agent_client_protocol` module: one call per elicitation on the official ACP SDK (Rust 1.88) |
+//! | `html` | no | `elicit::client::html`: a form as a self-contained HTML `<form>`, and the browser's urlencoded answer read back into validated content |
 //! | `rmcp_3` | no | `elicit::rmcp`: one-call elicitation on the server peer of rmcp 3.x, the official Rust MCP SDK (needs Rust 1.88) |
 //!
 //! [Agent Client Protocol]: https://agentclientprotocol.com

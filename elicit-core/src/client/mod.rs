@@ -7,6 +7,8 @@
 //!   answers checked as they are set, review, and the response ([F3](crate::rules#f3), [F4](crate::rules#f4), [K1](crate::rules#k1), [K2](crate::rules#k2), [K4](crate::rules#k4)).
 //! - `UrlReview` (feature `url`): what to show before opening a URL-mode
 //!   elicitation ([S2](crate::rules#s2)-S5, [K3](crate::rules#k3)).
+//! - `html` (feature `html`): a form as a self-contained HTML `<form>`, and the
+//!   browser's urlencoded answer read back into validated content.
 //! - [`CompletionTracker`]: which `elicitation/complete` notifications to act on ([U6](crate::rules#u6)).
 //!
 //! ```
@@ -36,6 +38,9 @@
 
 mod check;
 mod form;
+#[cfg(feature = "html")]
+#[cfg_attr(docsrs, doc(cfg(feature = "html")))]
+pub mod html;
 mod identity;
 mod tracker;
 #[cfg(feature = "url")]

@@ -110,6 +110,12 @@ pub enum ValidationErrorKind {
     /// A key the schema does not declare, refused because the typed parser denies
     /// unknown fields ([D9](crate::rules#d9)).
     UnknownField,
+    /// An answer to a form with a property whose type the client cannot show: the user
+    /// never saw that field, so the form cannot be accepted ([E6](crate::rules#e6)).
+    Unrenderable {
+        /// The property's `type` as received.
+        type_name: String,
+    },
     /// A response whose `action` this crate does not know ([E6](crate::rules#e6)): not a success.
     UnknownAction {
         /// The action received.
@@ -161,6 +167,10 @@ impl fmt::Display for ValidationErrorKind {
             }
             OutOfTypeRange { rust_type } => write!(f, "does not fit in a `{rust_type}`"),
             UnknownField => f.write_str("is not a field of this form"),
+            Unrenderable { type_name } => write!(
+                f,
+                "has the type `{type_name}`, which this client cannot show; decline or cancel instead"
+            ),
             UnknownAction { action } => write!(
                 f,
                 "the client answered with the unknown action `{action}`; treat it as a failure, not as an answer"
