@@ -14,6 +14,7 @@ mod agent_elicitor;
 mod agent_registry;
 mod client_check;
 mod client_form;
+mod client_html;
 mod client_tracker;
 mod content_validate;
 mod derive_proptest;

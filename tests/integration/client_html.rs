@@ -1,0 +1,568 @@
+//! The client's HTML form (feature `html`): fields in the agent's order with labels,
+//! descriptions and required markers (D13, K1), defaults pre-filled (F4), an input per
+//! kind, the three buttons (K1, R1); the body a browser posts read back into content
+//! that validates, or into every error, shown again beside its field (F3); and a hostile
+//! corpus proving every schema text is escaped and nothing is a link (S5, F7). The page
+//! is read with `scraper` (html5ever), as a browser's parser sees it.
+#![cfg(feature = "html")]
+
+use std::collections::BTreeMap;
+
+use elicit::client::html::{
+    parse_submission, render, HtmlForm, Submission, SubmitAction, ACTION_FIELD, FIELD_PREFIX,
+};
+use elicit::client::AgentIdentity;
+use elicit::content::ValidationErrorKind;
+use elicit::protocol::Action;
+use elicit::RequestedSchema;
+use scraper::{ElementRef, Html, Selector};
+use serde_json::json;
+
+fn sel(css: &str) -> Selector {
+    Selector::parse(css).expect("a valid selector")
+}
+
+fn parse(page: &str) -> Html {
+    let html = Html::parse_fragment(page);
+    assert!(
+        html.errors.is_empty(),
+        "parse errors {:?} in {page}",
+        html.errors
+    );
+    html
+}
+
+/// Every kind, with titles, descriptions, defaults and constraints.
+fn schema() -> RequestedSchema {
+    RequestedSchema::from_json(&json!({
+        "type": "object",
+        "title": "Deploy",
+        "description": "Settings for this run",
+        "properties": {
+            "name": { "type": "string", "title": "Name", "description": "Who deploys",
+                      "minLength": 2, "maxLength": 10, "default": "ann" },
+            "email": { "type": "string", "format": "email", "title": "Email" },
+            "site": { "type": "string", "format": "uri" },
+            "day": { "type": "string", "format": "date" },
+            "at": { "type": "string", "format": "date-time" },
+            "code": { "type": "string", "pattern": "[a-z]+" },
+            "passes": { "type": "integer", "minimum": 1, "maximum": 5, "default": 2 },
+            "ratio": { "type": "number", "minimum": 0.5, "maximum": 100 },
+            "confirm": { "type": "boolean", "title": "Confirm", "default": true },
+            "strategy": { "type": "string", "title": "Strategy", "oneOf": [
+                { "const": "safe", "title": "Conservative", "description": "Small steps" },
+                { "const": "fast", "title": "Aggressive" }
+            ], "default": "fast" },
+            "color": { "type": "string", "enum": ["red", "green"] },
+            "tags": { "type": "array", "title": "Tags", "items": { "anyOf": [
+                { "const": "a", "title": "Alpha" },
+                { "const": "b", "title": "Beta" },
+                { "const": "c", "title": "Gamma" }
+            ] }, "minItems": 1, "maxItems": 2, "default": ["b"] },
+            "langs": { "type": "array", "items": { "type": "string", "enum": ["rust", "go"] } }
+        },
+        "required": ["name", "confirm", "strategy", "tags"]
+    }))
+    .expect("a valid schema")
+}
+
+const NAMES: [&str; 13] = [
+    "name", "email", "site", "day", "at", "code", "passes", "ratio", "confirm", "strategy",
+    "color", "tags", "langs",
+];
+
+/// The field container of property `i`.
+fn field(html: &Html, i: usize) -> ElementRef<'_> {
+    html.select(&sel(".elicit-field"))
+        .nth(i)
+        .expect("a field per property")
+}
+
+/// The `<input>` with this id.
+fn input<'h>(html: &'h Html, id: &str) -> ElementRef<'h> {
+    html.select(&sel(&format!("input#{id}")))
+        .next()
+        .unwrap_or_else(|| panic!("no input #{id}"))
+}
+
+fn attr<'h>(e: ElementRef<'h>, name: &str) -> Option<&'h str> {
+    e.value().attr(name)
+}
+
+fn text(e: ElementRef<'_>) -> String {
+    e.text().collect()
+}
+
+// covers: D13, K1
+#[test]
+fn fields_come_in_the_agents_order_with_labels_descriptions_and_required_markers() {
+    let schema = schema();
+    let html = parse(&render(&schema));
+    let form = html.select(&sel("form")).next().expect("a form");
+    assert_eq!(attr(form, "method"), Some("post"));
+    assert_eq!(html.select(&sel(".elicit-field")).count(), NAMES.len());
+    for (i, name) in NAMES.iter().enumerate() {
+        let f = field(&html, i);
+        // Every input of the field is named after its property, in order (D13).
+        let names: Vec<&str> = f
+            .select(&sel("input"))
+            .filter_map(|e| attr(e, "name"))
+            .collect();
+        assert!(!names.is_empty(), "{name} has inputs");
+        assert!(names.iter().all(|n| *n == format!("{FIELD_PREFIX}{name}")));
+        // Every visible input has a `<label for>` pointing at it.
+        for e in f.select(&sel("input:not([type=hidden])")) {
+            let id = attr(e, "id").expect("an id");
+            let label = html.select(&sel(&format!("label[for=\"{id}\"]"))).count();
+            assert_eq!(label, 1, "one label for #{id}");
+        }
+    }
+    // Labels: the title, else the name; required marked.
+    let label_of = |id: &str| {
+        text(
+            html.select(&sel(&format!("label[for=\"{id}\"]")))
+                .next()
+                .unwrap(),
+        )
+    };
+    assert_eq!(label_of("elicit-f0"), "Name (required)");
+    assert_eq!(label_of("elicit-f1"), "Email");
+    assert_eq!(label_of("elicit-f2"), "site");
+    assert_eq!(label_of("elicit-f8"), "Confirm (required)");
+    assert_eq!(
+        text(field(&html, 9).select(&sel("legend")).next().unwrap()),
+        "Strategy (required)"
+    );
+    // The description is linked by aria-describedby.
+    let name = input(&html, "elicit-f0");
+    let described = attr(name, "aria-describedby").unwrap();
+    let ids: Vec<&str> = described.split(' ').collect();
+    let description = html
+        .select(&sel(&format!("#{}", ids[0])))
+        .next()
+        .expect("the described element");
+    assert_eq!(text(description), "Who deploys");
+    assert!(attr(name, "required").is_some());
+    // The form's title and description, and an unidentified agent by default (K1).
+    assert_eq!(
+        text(html.select(&sel(".elicit-title")).next().unwrap()),
+        "Deploy"
+    );
+    assert_eq!(
+        text(html.select(&sel(".elicit-description")).next().unwrap()),
+        "Settings for this run"
+    );
+    assert!(text(html.select(&sel(".elicit-agent")).next().unwrap()).contains("not identified"));
+}
+
+// covers: F4
+#[test]
+fn defaults_are_pre_filled() {
+    let html = parse(&render(&schema()));
+    assert_eq!(attr(input(&html, "elicit-f0"), "value"), Some("ann"));
+    assert_eq!(attr(input(&html, "elicit-f6"), "value"), Some("2"));
+    assert!(attr(input(&html, "elicit-f7"), "value").is_none());
+    assert!(attr(input(&html, "elicit-f8"), "checked").is_some());
+    let checked = |i: usize| -> Vec<String> {
+        field(&html, i)
+            .select(&sel("input[checked]"))
+            .map(|e| attr(e, "value").unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(checked(9), ["fast"]);
+    // An optional select with no default has its "No answer" button checked.
+    assert_eq!(checked(10), [""]);
+    assert_eq!(checked(11), ["b"]);
+    assert!(checked(12).is_empty());
+}
+
+// covers: F2, V4, V1
+#[test]
+fn each_kind_has_its_input() {
+    let html = parse(&render(&schema()));
+    let ty = |id: &str| attr(input(&html, id), "type").unwrap().to_owned();
+    assert_eq!(ty("elicit-f0"), "text");
+    assert_eq!(ty("elicit-f1"), "email");
+    assert_eq!(ty("elicit-f2"), "url");
+    assert_eq!(ty("elicit-f3"), "date");
+    // datetime-local sends no UTC offset: text, with the form in the hint.
+    assert_eq!(ty("elicit-f4"), "text");
+    assert!(text(html.select(&sel("#elicit-f4-hint")).next().unwrap()).contains("UTC offset"));
+    // No `pattern` attribute anywhere: HTML's is anchored, JSON Schema's is a search.
+    assert_eq!(html.select(&sel("[pattern]")).count(), 0);
+    assert!(text(html.select(&sel("#elicit-f5-hint")).next().unwrap()).contains("[a-z]+"));
+    // Lengths: minlength as declared, maxlength in UTF-16 units (never stricter).
+    let name = input(&html, "elicit-f0");
+    assert_eq!(attr(name, "minlength"), Some("2"));
+    assert_eq!(attr(name, "maxlength"), Some("20"));
+    assert!(text(html.select(&sel("#elicit-f0-hint")).next().unwrap()).contains("From 2 to 10"));
+    let passes = input(&html, "elicit-f6");
+    assert_eq!(ty("elicit-f6"), "number");
+    assert_eq!(
+        (
+            attr(passes, "min"),
+            attr(passes, "max"),
+            attr(passes, "step")
+        ),
+        (Some("1"), Some("5"), Some("1"))
+    );
+    let ratio = input(&html, "elicit-f7");
+    assert_eq!(
+        (attr(ratio, "min"), attr(ratio, "max"), attr(ratio, "step")),
+        (Some("0.5"), Some("100.0"), Some("any"))
+    );
+    // A boolean: a hidden `false` before its checkbox.
+    let confirm: Vec<(String, String)> = field(&html, 8)
+        .select(&sel("input"))
+        .map(|e| {
+            (
+                attr(e, "type").unwrap().into(),
+                attr(e, "value").unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        confirm,
+        [
+            ("hidden".into(), "false".into()),
+            ("checkbox".into(), "true".into())
+        ]
+    );
+    // A titled single select shows titles and submits consts.
+    let strategy: Vec<(String, String)> = field(&html, 9)
+        .select(&sel("input[type=radio]"))
+        .map(|e| {
+            let id = attr(e, "id").unwrap();
+            let label = text(
+                html.select(&sel(&format!("label[for=\"{id}\"]")))
+                    .next()
+                    .unwrap(),
+            );
+            (attr(e, "value").unwrap().into(), label)
+        })
+        .collect();
+    assert_eq!(
+        strategy,
+        [
+            ("safe".to_owned(), "Conservative Small steps".to_owned()),
+            ("fast".to_owned(), "Aggressive".to_owned())
+        ]
+    );
+    assert_eq!(
+        field(&html, 10).select(&sel("input[type=radio]")).count(),
+        3
+    );
+    // A multi select: checkboxes, its item counts stated.
+    let tags = field(&html, 11);
+    assert_eq!(tags.value().name(), "fieldset");
+    assert_eq!(tags.select(&sel("input[type=checkbox]")).count(), 3);
+    assert!(text(tags).contains("Choose from 1 to 2."));
+}
+
+// covers: K1, R1
+#[test]
+fn accept_decline_and_cancel_are_distinct_buttons() {
+    let page = HtmlForm::new(&schema())
+        .agent(AgentIdentity::new("deploy-bot").with_title("Deploy Bot"))
+        .message("Ready to deploy?")
+        .action_url("/answer?id=1&x=2")
+        .decline_label("No thanks")
+        .render();
+    let html = parse(&page);
+    let buttons: Vec<(String, String, bool)> = html
+        .select(&sel("button"))
+        .map(|b| {
+            assert_eq!(attr(b, "type"), Some("submit"));
+            assert_eq!(attr(b, "name"), Some(ACTION_FIELD));
+            (
+                attr(b, "value").unwrap().to_owned(),
+                text(b),
+                attr(b, "formnovalidate").is_some(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        buttons,
+        [
+            ("accept".to_owned(), "Accept".to_owned(), false),
+            ("decline".to_owned(), "No thanks".to_owned(), true),
+            ("cancel".to_owned(), "Cancel".to_owned(), true),
+        ]
+    );
+    let form = html.select(&sel("form")).next().unwrap();
+    assert_eq!(attr(form, "action"), Some("/answer?id=1&x=2"));
+    assert_eq!(
+        text(html.select(&sel(".elicit-agent")).next().unwrap()),
+        "Asked by the agent Deploy Bot (deploy-bot)"
+    );
+    assert_eq!(
+        text(html.select(&sel(".elicit-message")).next().unwrap()),
+        "Ready to deploy?"
+    );
+}
+
+/// What a browser posts for `page`: its successful controls in tree order, with the
+/// text inputs in `typed` replaced, the boxes and radios of the names in `ticked`
+/// checked exactly for the values listed, and the button `pressed`.
+fn post(page: &str, typed: &[(&str, &str)], ticked: &[(&str, &[&str])], pressed: &str) -> Vec<u8> {
+    let html = parse(page);
+    let typed: BTreeMap<String, &str> = typed
+        .iter()
+        .map(|(n, v)| (format!("{FIELD_PREFIX}{n}"), *v))
+        .collect();
+    let ticked: BTreeMap<String, &[&str]> = ticked
+        .iter()
+        .map(|(n, v)| (format!("{FIELD_PREFIX}{n}"), *v))
+        .collect();
+    let mut body = form_urlencoded::Serializer::new(String::new());
+    for e in html.select(&sel("input")) {
+        let name = attr(e, "name").expect("every input is named");
+        let value = attr(e, "value").unwrap_or("");
+        match attr(e, "type").unwrap_or("text") {
+            "hidden" => {
+                body.append_pair(name, value);
+            }
+            "checkbox" | "radio" => {
+                let on = match ticked.get(name) {
+                    Some(values) => values.contains(&value),
+                    None => attr(e, "checked").is_some(),
+                };
+                if on {
+                    body.append_pair(name, value);
+                }
+            }
+            _ => {
+                body.append_pair(name, typed.get(name).copied().unwrap_or(value));
+            }
+        }
+    }
+    body.append_pair(ACTION_FIELD, pressed);
+    body.finish().into_bytes()
+}
+
+// covers: F3, F4, R1, V2
+#[test]
+fn a_filled_form_reads_back_as_content() {
+    let schema = schema();
+    let page = render(&schema);
+    // Only the defaults, plus the two required answers without one.
+    let body = post(&page, &[], &[], "accept");
+    assert_eq!(
+        parse_submission(&schema, &body).unwrap(),
+        json!({ "name": "ann", "passes": 2, "confirm": true, "strategy": "fast", "tags": ["b"] })
+    );
+    // Every kind filled in.
+    let body = post(
+        &page,
+        &[
+            ("name", "Zoë & co"),
+            ("email", "zoe@example.com"),
+            ("site", "https://example.com/a?b=c&d"),
+            ("day", "2026-11-30"),
+            ("at", "2026-11-30T19:45:00+01:00"),
+            ("code", "ABC def"),
+            ("passes", "3.0"),
+            ("ratio", "2.5"),
+        ],
+        &[
+            ("confirm", &[]),
+            ("strategy", &["safe"]),
+            ("color", &["green"]),
+            ("tags", &["a", "c"]),
+            ("langs", &["rust", "go"]),
+        ],
+        "accept",
+    );
+    let content = parse_submission(&schema, &body).unwrap();
+    assert_eq!(
+        content,
+        json!({
+            "name": "Zoë & co", "email": "zoe@example.com", "site": "https://example.com/a?b=c&d",
+            "day": "2026-11-30", "at": "2026-11-30T19:45:00+01:00", "code": "ABC def",
+            "passes": 3, "ratio": 2.5, "confirm": false, "strategy": "safe", "color": "green",
+            "tags": ["a", "c"], "langs": ["rust", "go"]
+        })
+    );
+    // The response for the button pressed.
+    let submission = Submission::parse(&schema, &body);
+    assert_eq!(submission.action(), Some(SubmitAction::Accept));
+    let response = submission.response().unwrap();
+    assert_eq!(response.action(), &Action::Accept);
+    assert_eq!(response.content_value(), Some(&content));
+    // Optional fields emptied again leave their keys out.
+    let body = post(
+        &page,
+        &[("passes", "")],
+        &[("color", &[""]), ("langs", &[])],
+        "accept",
+    );
+    let content = parse_submission(&schema, &body).unwrap();
+    assert!(content.get("passes").is_none() && content.get("color").is_none());
+    assert!(content.get("langs").is_none());
+}
+
+// covers: K1, R1, R2
+#[test]
+fn decline_and_cancel_need_no_valid_fields() {
+    let schema = schema();
+    let page = render(&schema);
+    for (button, action, expected) in [
+        ("decline", Action::Decline, SubmitAction::Decline),
+        ("cancel", Action::Cancel, SubmitAction::Cancel),
+    ] {
+        let body = post(
+            &page,
+            &[("name", ""), ("passes", "99")],
+            &[("tags", &[])],
+            button,
+        );
+        let submission = Submission::parse(&schema, &body);
+        assert_eq!(submission.action(), Some(expected));
+        let response = submission.response().unwrap();
+        assert_eq!(response.action(), &action);
+        assert!(response.content().is_none());
+    }
+    // No known button: read as accept, so the content must validate.
+    let submission = Submission::parse(&schema, b"f.name=x&elicit-action=launch");
+    assert_eq!(submission.action(), None);
+    assert!(submission.response().is_err());
+}
+
+// covers: F3, D10, V1, V2, V4, V6, V7
+#[test]
+fn invalid_submissions_name_each_property() {
+    let schema = schema();
+    let page = render(&schema);
+    let body = post(
+        &page,
+        &[
+            ("name", ""),
+            ("email", "not an email"),
+            ("at", "2026-11-30T19:45"),
+            ("code", "123"),
+            ("passes", "2.5"),
+            ("ratio", "lots"),
+        ],
+        &[("tags", &["a", "b", "c"])],
+        "accept",
+    );
+    let errors = parse_submission(&schema, &body).unwrap_err();
+    let found: Vec<(String, String)> = errors
+        .errors()
+        .iter()
+        .map(|e| (e.pointer(), format!("{:?}", e.kind)))
+        .collect();
+    let pointers: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        pointers,
+        ["/name", "/email", "/at", "/code", "/passes", "/ratio", "/tags"],
+        "{found:?}"
+    );
+    let kinds: Vec<&ValidationErrorKind> = errors.errors().iter().map(|e| &e.kind).collect();
+    assert!(matches!(kinds[0], ValidationErrorKind::Missing));
+    assert!(matches!(
+        kinds[1],
+        ValidationErrorKind::InvalidFormat { .. }
+    ));
+    assert!(matches!(
+        kinds[2],
+        ValidationErrorKind::InvalidFormat { .. }
+    ));
+    assert!(matches!(
+        kinds[3],
+        ValidationErrorKind::PatternMismatch { .. }
+    ));
+    assert!(matches!(kinds[4], ValidationErrorKind::WrongType { .. }));
+    assert!(matches!(kinds[5], ValidationErrorKind::WrongType { .. }));
+    assert!(matches!(
+        kinds[6],
+        ValidationErrorKind::TooManyItems { max: 2, len: 3 }
+    ));
+    // Lengths in Unicode scalar values: ten astral characters fit `maxLength: 10`.
+    let body = post(&page, &[("name", &"😀".repeat(10))], &[], "accept");
+    assert!(parse_submission(&schema, &body).is_ok());
+    let body = post(&page, &[("name", &"😀".repeat(11))], &[], "accept");
+    assert!(parse_submission(&schema, &body).is_err());
+    // Values the form never offers, posted by hand.
+    let errors = parse_submission(
+        &schema,
+        b"f.name=ann&f.confirm=maybe&f.strategy=Aggressive&f.tags=z&f.unknown=1",
+    )
+    .unwrap_err();
+    let pointers: Vec<String> = errors.errors().iter().map(|e| e.pointer()).collect();
+    assert_eq!(pointers, ["/confirm", "/strategy", "/tags"]);
+}
+
+// covers: F3
+#[test]
+fn the_page_is_shown_again_with_each_error_beside_its_field() {
+    let schema = schema();
+    let page = render(&schema);
+    let body = post(
+        &page,
+        &[("name", "x"), ("passes", "9"), ("email", "nope")],
+        &[("tags", &[])],
+        "accept",
+    );
+    let submission = Submission::parse(&schema, &body);
+    let again = parse(&HtmlForm::new(&schema).refill(&submission).render());
+    let problems = text(again.select(&sel(".elicit-problems")).next().unwrap());
+    assert!(problems.contains("4 problems"), "{problems}");
+    for (i, expected) in [
+        (0, "at least 2"),
+        (1, "email"),
+        (6, "at most 5"),
+        (11, "at least 1"),
+    ] {
+        let f = field(&again, i);
+        let error = f
+            .select(&sel(".elicit-error"))
+            .next()
+            .unwrap_or_else(|| panic!("an error beside field {i}"));
+        assert!(text(error).contains(expected), "{}", text(error));
+        // The inputs point at their error and say they are invalid.
+        let error_id = attr(error, "id").unwrap();
+        // A group (a fieldset) is described as a whole, an input on its own.
+        let described_by_error = std::iter::once(f)
+            .chain(f.select(&sel("[aria-describedby]")))
+            .filter_map(|e| attr(e, "aria-describedby"))
+            .any(|ids| ids.split(' ').any(|id| id == error_id));
+        assert!(described_by_error, "field {i} points at its error");
+        assert!(f.select(&sel("[aria-invalid=true]")).count() > 0);
+    }
+    // Fields without a problem carry no error; the typed text is kept, not the default.
+    assert_eq!(again.select(&sel(".elicit-field .elicit-error")).count(), 4);
+    assert_eq!(attr(input(&again, "elicit-f0"), "value"), Some("x"));
+    assert_eq!(attr(input(&again, "elicit-f6"), "value"), Some("9"));
+    assert_eq!(field(&again, 11).select(&sel("input[checked]")).count(), 0);
+}
+
+// covers: E6
+#[test]
+fn an_unknown_property_type_is_shown_as_unrenderable_and_blocks_accept() {
+    let schema = RequestedSchema::from_json_lenient(&json!({
+        "type": "object",
+        "properties": {
+            "name": { "type": "string" },
+            "where": { "type": "geo-point", "title": "Location" }
+        }
+    }))
+    .unwrap();
+    let html = parse(&render(&schema));
+    assert_eq!(html.select(&sel(".elicit-field")).count(), 2);
+    let unknown = text(html.select(&sel(".elicit-unrenderable")).next().unwrap());
+    assert!(
+        unknown.contains("Location") && unknown.contains("geo-point"),
+        "{unknown}"
+    );
+    let accept = html.select(&sel("button[value=accept]")).next().unwrap();
+    assert!(attr(accept, "disabled").is_some());
+    let errors = parse_submission(&schema, b"f.name=a&elicit-action=accept").unwrap_err();
+    assert_eq!(errors.errors()[0].pointer(), "/where");
+    assert!(matches!(
+        errors.errors()[0].kind,
+        ValidationErrorKind::Unrenderable { .. }
+    ));
+    let declined = Submission::parse(&schema, b"elicit-action=decline").response();
+    assert_eq!(declined.unwrap().action(), &Action::Decline);
+}
