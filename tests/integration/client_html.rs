@@ -789,3 +789,29 @@ fn hostile_texts_stay_text_wherever_they_are() {
     }
     assert!(schemas >= 30, "{schemas} hostile forms");
 }
+
+// covers: S5
+#[test]
+fn control_characters_do_not_disturb_the_parser() {
+    for t in [
+        "nul\u{0}here",
+        "bell\u{7}\u{1b}[31m",
+        "non\u{FFFF}character\u{FDD0}",
+    ] {
+        let schema = RequestedSchema::from_json_lenient(&json!({
+            "type": "object", "title": t,
+            "properties": { t: { "type": "string", "default": t } }
+        }))
+        .unwrap();
+        let html = parse(&render(&schema));
+        let shown = t.replace('\0', "\u{FFFD}");
+        assert_eq!(
+            text(html.select(&sel(".elicit-title")).next().unwrap()),
+            shown
+        );
+        assert_eq!(
+            attr(input(&html, "elicit-f0"), "value"),
+            Some(shown.as_str())
+        );
+    }
+}

@@ -26,7 +26,7 @@ impl Markup {
         self.out.push(' ');
         self.out.push_str(name);
         self.out.push_str("=\"");
-        html_escape::encode_double_quoted_attribute_to_string(value, &mut self.out);
+        html_escape::encode_double_quoted_attribute_to_string(no_nul(value), &mut self.out);
         self.out.push('"');
         self
     }
@@ -70,7 +70,7 @@ impl Markup {
 
     /// Text, escaped (`&`, `<`, `>`, quotes and `/`).
     pub(super) fn text(&mut self, text: &str) -> &mut Self {
-        html_escape::encode_safe_to_string(text, &mut self.out);
+        html_escape::encode_safe_to_string(no_nul(text), &mut self.out);
         self
     }
 
@@ -82,5 +82,15 @@ impl Markup {
 
     pub(super) fn finish(self) -> String {
         self.out
+    }
+}
+
+/// U+0000 as U+FFFD, which is what an HTML parser makes of it in an attribute (in text
+/// it drops it): written so, the page parses without error and shows the text whole.
+fn no_nul(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        std::borrow::Cow::Owned(text.replace('\0', "\u{FFFD}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
     }
 }
