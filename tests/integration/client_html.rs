@@ -15,6 +15,8 @@ use elicit::client::AgentIdentity;
 use elicit::content::ValidationErrorKind;
 use elicit::protocol::Action;
 use elicit::RequestedSchema;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
 use scraper::{ElementRef, Html, Selector};
 use serde_json::json;
 
@@ -814,4 +816,94 @@ fn control_characters_do_not_disturb_the_parser() {
             Some(shown.as_str())
         );
     }
+}
+
+/// Option values in option order, as a browser posts ticked boxes (tree order).
+fn subset(
+    options: &'static [&'static str],
+    min: usize,
+    max: usize,
+) -> BoxedStrategy<Vec<&'static str>> {
+    proptest::collection::vec(any::<bool>(), options.len())
+        .prop_map(move |picks| {
+            options
+                .iter()
+                .zip(picks)
+                .filter_map(|(o, p)| p.then_some(*o))
+                .collect::<Vec<_>>()
+        })
+        .prop_filter("item count", move |v| (min..=max).contains(&v.len()))
+        .boxed()
+}
+
+// covers: F3, D13, V1, V3
+#[test]
+fn any_valid_answer_typed_into_the_page_reads_back_as_itself() {
+    let schema = schema();
+    let page = render(&schema);
+    let strategy = (
+        // Text inputs hold one line: a browser strips line breaks from their value.
+        "[^\\x00-\\x1f\\x7f]{2,10}",
+        proptest::option::of(1i64..=5),
+        proptest::option::of(0.5f64..=100.0),
+        any::<bool>(),
+        prop_oneof![Just("safe"), Just("fast")],
+        proptest::option::of(prop_oneof![Just("red"), Just("green")]),
+        subset(&["a", "b", "c"], 1, 2),
+        subset(&["rust", "go"], 0, 2),
+    );
+    let config = Config {
+        cases: crate::common::gen::cases(64),
+        failure_persistence: None,
+        ..Config::default()
+    };
+    TestRunner::new(config)
+        .run(
+            &strategy,
+            |(name, passes, ratio, confirm, strategy, color, tags, langs)| {
+                let mut content = serde_json::Map::new();
+                content.insert("name".into(), json!(name));
+                let passes_text = passes.map(|p| p.to_string()).unwrap_or_default();
+                let ratio_text = ratio
+                    .map(|r| serde_json::Number::from_f64(r).unwrap().to_string())
+                    .unwrap_or_default();
+                if let Some(p) = passes {
+                    content.insert("passes".into(), json!(p));
+                }
+                if let Some(r) = ratio {
+                    content.insert("ratio".into(), json!(r));
+                }
+                content.insert("confirm".into(), json!(confirm));
+                content.insert("strategy".into(), json!(strategy));
+                if let Some(c) = color {
+                    content.insert("color".into(), json!(c));
+                }
+                content.insert("tags".into(), json!(tags));
+                if !langs.is_empty() {
+                    content.insert("langs".into(), json!(langs));
+                }
+                let content = serde_json::Value::Object(content);
+                prop_assert!(schema.validate(&content).is_ok());
+                let confirm_ticks: &[&str] = if confirm { &["true"] } else { &[] };
+                let body = post(
+                    &page,
+                    &[
+                        ("name", name.as_str()),
+                        ("passes", &passes_text),
+                        ("ratio", &ratio_text),
+                    ],
+                    &[
+                        ("confirm", confirm_ticks),
+                        ("strategy", &[strategy]),
+                        ("color", &[color.unwrap_or("")]),
+                        ("tags", &tags),
+                        ("langs", &langs),
+                    ],
+                    "accept",
+                );
+                prop_assert_eq!(parse_submission(&schema, &body).ok(), Some(content));
+                Ok(())
+            },
+        )
+        .unwrap();
 }
