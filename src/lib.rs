@@ -179,7 +179,9 @@
 //! agent's order, defaults pre-filled, answers checked as they are typed, review,
 //! response); [`UrlReview`] says what to show before opening a URL ([S2](rules#s2) to
 //! [S4](rules#s4)); [`client::CompletionTracker`] filters `elicitation/complete`
-//! notifications ([U6](rules#u6)).
+//! notifications ([U6](rules#u6)). A client that shows forms in a browser renders them
+//! with `client::html` (feature `html`): one script-free `<form>`, and the posted answer
+//! read back into validated content.
 //!
 //! ```
 //! use elicit::client::{check_request, AgentIdentity, FormEngine, Incoming};

@@ -907,3 +907,32 @@ fn any_valid_answer_typed_into_the_page_reads_back_as_itself() {
         )
         .unwrap();
 }
+
+// covers: K1, K4
+#[test]
+fn a_form_mode_request_gives_its_form_with_its_message() {
+    let request = elicit::CreateElicitation::from_json(&json!({
+        "mode": "form", "sessionId": "s1", "message": "Deploy <now>?",
+        "requestedSchema": { "type": "object", "properties": {
+            "confirm": { "type": "boolean", "default": false }
+        } }
+    }))
+    .unwrap();
+    let page = HtmlForm::for_request(&request)
+        .expect("a form-mode request")
+        .agent(AgentIdentity::new("deploy-bot"))
+        .render();
+    let html = parse(&page);
+    assert_eq!(
+        text(html.select(&sel(".elicit-message")).next().unwrap()),
+        "Deploy <now>?"
+    );
+    // A submission read with another schema fills only what it can, without panicking.
+    let other = RequestedSchema::from_json(&json!({ "type": "object", "properties": {} })).unwrap();
+    let submission = Submission::parse(&other, b"elicit-action=accept");
+    let again = HtmlForm::for_request(&request)
+        .unwrap()
+        .refill(&submission)
+        .render();
+    assert!(parse(&again).select(&sel("input[type=checkbox]")).count() == 1);
+}

@@ -8,6 +8,7 @@ use super::{ACTION_FIELD, FIELD_PREFIX};
 use crate::client::AgentIdentity;
 use crate::content::{ValidationErrorKind, ValidationErrors};
 use crate::format::Format;
+use crate::protocol::CreateElicitation;
 use crate::schema::check::check_value;
 use crate::schema::{FormatSpec, Options, Property, PropertyKind, RequestedSchema};
 
@@ -58,6 +59,15 @@ impl<'s> HtmlForm<'s> {
         }
     }
 
+    /// The form of a form-mode request (see [`check_request`](crate::client::check_request)),
+    /// showing its message ([K4](crate::rules#k4)); `None` for a request in another mode. Name the
+    /// agent with [`HtmlForm::agent`], from the connection the request came in on ([K1](crate::rules#k1)).
+    pub fn for_request(request: &'s CreateElicitation) -> Option<Self> {
+        request
+            .requested_schema()
+            .map(|schema| HtmlForm::new(schema).message(request.message()))
+    }
+
     /// The agent asking, shown at the top of the form ([K1](crate::rules#k1)). Without one the form
     /// says the agent is not identified.
     pub fn agent(mut self, agent: AgentIdentity) -> Self {
@@ -97,7 +107,9 @@ impl<'s> HtmlForm<'s> {
 
     /// Shows the form again as the user sent it: each field filled with what was sent
     /// (not the defaults), and each error [`Submission::content`] finds beside its field,
-    /// with `aria-invalid` on the input ([F3](crate::rules#f3)).
+    /// with `aria-invalid` on the input ([F3](crate::rules#f3)). The submission is read with this
+    /// form's schema; one read with another schema fills only the fields they share by
+    /// position.
     pub fn refill(mut self, submission: &Submission<'_>) -> Self {
         let raw = (0..self.schema.properties().len())
             .map(|i| submission.raw_by_index(i).to_vec())

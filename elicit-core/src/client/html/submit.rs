@@ -58,7 +58,8 @@ pub struct Submission<'s> {
 impl<'s> Submission<'s> {
     /// Reads a urlencoded body by the WHATWG rules (`form_urlencoded`: `+` is a space,
     /// invalid percent-encodings are kept as written, invalid UTF-8 becomes U+FFFD).
-    /// Names that are not fields of this form are ignored ([D9](crate::rules#d9)).
+    /// Names that are not fields of this form are ignored ([D9](crate::rules#d9)). Bound the body's
+    /// size before (the HTTP server's request limit): every value in it is kept.
     pub fn parse(schema: &'s RequestedSchema, body: &[u8]) -> Self {
         let mut raw = vec![Vec::new(); schema.properties().len()];
         let mut action = None;
@@ -102,7 +103,7 @@ impl<'s> Submission<'s> {
     }
 
     pub(super) fn raw_by_index(&self, index: usize) -> &[String] {
-        &self.raw[index]
+        self.raw.get(index).map_or(&[], Vec::as_slice)
     }
 
     /// The content the fields make, before validation: each field read by its kind
