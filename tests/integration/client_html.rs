@@ -293,6 +293,11 @@ fn accept_decline_and_cancel_are_distinct_buttons() {
     );
     let form = html.select(&sel("form")).next().unwrap();
     assert_eq!(attr(form, "action"), Some("/answer?id=1&x=2"));
+    // The schema is applied exactly on the server: the browser does not check first
+    // unless asked to, since it refuses some valid answers.
+    assert!(attr(form, "novalidate").is_some());
+    let checked = parse(&HtmlForm::new(&schema()).browser_checks(true).render());
+    assert!(attr(checked.select(&sel("form")).next().unwrap(), "novalidate").is_none());
     assert_eq!(
         text(html.select(&sel(".elicit-agent")).next().unwrap()),
         "Asked by the agent Deploy Bot (deploy-bot)"

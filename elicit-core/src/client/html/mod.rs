@@ -60,15 +60,19 @@
 //! | multi select | a checkbox per option; the hint states `minItems`/`maxItems` |
 //! | unknown type | a line saying this client cannot show it, and the accept button disabled ([E6](crate::rules#e6)) |
 //!
-//! The browser checks only what it checks exactly, or more leniently than the schema.
-//! `minlength` is the declared `minLength`, `maxlength` twice `maxLength`: HTML counts
-//! UTF-16 code units where JSON Schema counts Unicode scalar values ([V1](crate::rules#v1), [D6](crate::rules#d6)). No
-//! `pattern` attribute is written: HTML anchors it and compiles it with the `v` flag,
-//! JSON Schema searches unanchored ([V4](crate::rules#v4)), so the pattern is stated in the hint and
-//! checked by [`parse_submission`]. Every rule is checked there, exactly.
+//! Every rule is checked by [`parse_submission`], exactly; the attributes are for the
+//! browser's keyboards, pickers and assistive technology. The form carries `novalidate`
+//! unless [`HtmlForm::browser_checks`] turns the browser's own checks on, since a
+//! browser refuses some valid answers (`type="email"` refuses quoted local parts). The
+//! attributes never ask for more than the schema: `minlength` is the declared
+//! `minLength` and `maxlength` (which limits typing even under `novalidate`) twice
+//! `maxLength`, because HTML counts UTF-16 code units where JSON Schema counts Unicode
+//! scalar values ([V1](crate::rules#v1), [D6](crate::rules#d6)). No `pattern` attribute is written: HTML anchors it and
+//! compiles it with the `v` flag, JSON Schema searches unanchored ([V4](crate::rules#v4)), so the
+//! pattern is stated in the hint instead.
 //!
-//! Decline and cancel carry `formnovalidate`, so the user can refuse a form whose
-//! required fields are empty ([K1](crate::rules#k1)).
+//! Decline and cancel carry `formnovalidate`, so even with the browser's checks on the
+//! user can refuse a form whose required fields are empty ([K1](crate::rules#k1)).
 //!
 //! # What the browser sends
 //!

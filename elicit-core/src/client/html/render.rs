@@ -42,6 +42,7 @@ pub struct HtmlForm<'s> {
     message: Option<String>,
     action_url: Option<String>,
     labels: [String; 3],
+    browser_checks: bool,
     refill: Option<(Vec<Vec<String>>, Option<ValidationErrors>)>,
 }
 
@@ -55,6 +56,7 @@ impl<'s> HtmlForm<'s> {
             message: None,
             action_url: None,
             labels: ["Accept".into(), "Decline".into(), "Cancel".into()],
+            browser_checks: false,
             refill: None,
         }
     }
@@ -105,6 +107,19 @@ impl<'s> HtmlForm<'s> {
         self
     }
 
+    /// Whether the browser checks the answers before posting them (off by default: the
+    /// form carries `novalidate`).
+    ///
+    /// Off, every answer reaches [`parse_submission`](super::parse_submission), which
+    /// applies the schema exactly, and comes back beside its field when it is wrong
+    /// ([F3](crate::rules#f3)). On, the browser refuses some answers at once, but also some valid
+    /// ones: `type="email"` refuses quoted and non-ASCII local parts that an RFC 5321
+    /// mailbox allows ([V7](crate::rules#v7)). Decline and cancel are never checked ([K1](crate::rules#k1)).
+    pub fn browser_checks(mut self, on: bool) -> Self {
+        self.browser_checks = on;
+        self
+    }
+
     /// Shows the form again as the user sent it: each field filled with what was sent
     /// (not the defaults), and each error [`Submission::content`] finds beside its field,
     /// with `aria-invalid` on the input ([F3](crate::rules#f3)). The submission is read with this
@@ -126,6 +141,7 @@ impl<'s> HtmlForm<'s> {
             .attr("method", "post")
             .attr_opt("action", self.action_url.as_deref())
             .attr("accept-charset", "UTF-8")
+            .flag("novalidate", !self.browser_checks)
             .close();
         self.header(&mut m);
         let errors = self.refill.as_ref().and_then(|(_, e)| e.as_ref());
