@@ -113,4 +113,18 @@ add("form_engine", [{"type": "object", "properties": {
     "m": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "maxItems": 1}}},
     [["text", "n", "3.0"], ["text", "c", "A"], ["select", "m", "x"], ["select", "m", "y"], ["review"], ["submit"]]])
 
+# HTML forms: every kind with defaults, and the bodies a browser posts for them.
+html_schema = {"type": "object", "title": "<b>\"x\"</b>", "properties": {
+    "s": {"type": "string", "title": "<script>", "default": "\" onfocus=\"x", "maxLength": 4},
+    "n": {"type": "integer", "minimum": 1, "default": 2},
+    "f": {"type": "number"},
+    "b": {"type": "boolean", "default": True},
+    "c": {"type": "string", "oneOf": [{"const": "a", "title": "A&B"}, {"const": "<b>", "title": "B"}]},
+    "m": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "maxItems": 1},
+    "u": {"type": "geo-point"}}, "required": ["s", "c"]}
+for body in ["f.s=ab&f.n=3&f.b=false&f.b=true&f.c=a&f.m=x&elicit-action=accept",
+             "f.s=%3Cscript%3E&f.n=3.0&f.f=1e3&f.c=%3Cb%3E&f.m=x&f.m=y&elicit-action=accept",
+             "f.n=x&f.f=&elicit-action=decline", "elicit-action=cancel", "f.s=a+b&f.c=B"]:
+    add("html_form", [html_schema, body])
+
 print("seeded:", ", ".join(f"{t} {n}" for t, n in sorted(counts.items())))
