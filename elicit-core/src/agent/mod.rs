@@ -54,6 +54,8 @@ mod outcome;
 #[cfg(feature = "url")]
 mod registry;
 #[cfg(feature = "url")]
+mod store;
+#[cfg(feature = "url")]
 mod url_check;
 
 #[cfg(feature = "url")]
@@ -73,5 +75,7 @@ pub use outcome::{UnknownActionError, UrlOutcome};
 pub use registry::{
     CompletionError, PendingUrl, RegistryError, RegistryLimits, UrlRegistry, UrlState,
 };
+#[cfg(feature = "url")]
+pub use store::{MemoryStore, Store, StoreError};
 #[cfg(feature = "url")]
 pub use url_check::{UnsafeUrlError, UrlPart, UrlPolicy};
