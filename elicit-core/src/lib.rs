@@ -40,6 +40,9 @@ pub mod agent;
 #[cfg(feature = "agent-client-protocol")]
 #[cfg_attr(docsrs, doc(cfg(feature = "agent-client-protocol")))]
 pub mod agent_client_protocol;
+#[cfg(feature = "axum")]
+#[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
+pub mod axum;
 pub mod client;
 pub mod content;
 pub mod protocol;

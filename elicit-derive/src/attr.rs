@@ -103,6 +103,7 @@ pub struct Container {
     pub rename_all: Option<Setting<RenameRule>>,
     pub serde_rename_all: Option<Setting<RenameRule>>,
     pub deny_unknown_fields: Option<Ident>,
+    pub url_mode: Option<Ident>,
     pub krate: Option<Setting<syn::Path>>,
 }
 
@@ -132,6 +133,7 @@ impl Position {
                 "description",
                 "rename_all",
                 "deny_unknown_fields",
+                "url_mode",
                 "crate",
             ],
             Position::Enum => &["rename_all", "crate"],
@@ -176,12 +178,18 @@ impl Container {
                         set_flag(cx, &mut c.deny_unknown_fields, entry.key);
                     }
                 }
+                // #[elicit(url_mode)]: for the agent's own URL-mode page only.
+                "url_mode" if position == Position::Struct => {
+                    if entry.flag(cx) {
+                        set_flag(cx, &mut c.url_mode, entry.key);
+                    }
+                }
                 // #[elicit(crate = "path::to::elicit")]
                 "crate" => {
                     let path = entry.string(cx).and_then(|s| parse_crate_path(cx, s));
                     set(cx, &mut c.krate, path);
                 }
-                "title" | "description" | "deny_unknown_fields" => cx.error_spanned_by(
+                "title" | "description" | "deny_unknown_fields" | "url_mode" => cx.error_spanned_by(
                     &entry.key,
                     format!(
                         "`{key}` applies to a form struct, not to an enum; a select field takes its title and description from the field that uses the enum"

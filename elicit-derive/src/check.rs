@@ -88,7 +88,11 @@ fn check_field(cx: &Ctxt, limits: &Limits, cont: &Container, field: &Field) {
     let kind = check_one_kind(cx, field);
     check_min_not_above_max(cx, field);
     check_default_fits(cx, field, kind);
-    check_no_secret(cx, field);
+    // A `url_mode` form is shown only on the agent's own page, never sent as a form
+    // (F6): it may ask for secrets, and `Elicitor::form` refuses it.
+    if cont.attrs.url_mode.is_none() {
+        check_no_secret(cx, field);
+    }
 }
 
 fn check_variant(cx: &Ctxt, limits: &Limits, cont: &Container, variant: &Variant, titled: bool) {
@@ -407,7 +411,7 @@ fn check_no_secret(cx: &Ctxt, field: &Field) {
             cx.error_spanned_by(
                 tokens,
                 format!(
-                    "{subject} asks for {} (`{}`): form mode must not collect secrets or credentials (F5); request it with a URL-mode elicitation instead (F6), or, if it is not a secret, say why with `#[elicit(allow_secret = \"...\")]`",
+                    "{subject} asks for {} (`{}`): form mode must not collect secrets or credentials (F5); request it with a URL-mode elicitation instead (F6), on the agent's own page with `#[elicit(url_mode)]` on the struct, or, if it is not a secret, say why with `#[elicit(allow_secret = \"...\")]`",
                     hit.kind.describe(),
                     hit.term
                 ),

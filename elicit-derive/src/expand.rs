@@ -214,6 +214,12 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
         quote_spanned!(f.ty.span()=> <#ty as #p::Field>::__write(&self.#member, &mut __content, #name);)
     });
 
+    let url_mode = cont.attrs.url_mode.as_ref().map(|_| {
+        quote!(
+            const URL_MODE: bool = true;
+        )
+    });
+
     quote! {
         #(#lists)*
         static __PROPERTIES: [#p::Property; #count] = [#(#properties),*];
@@ -221,6 +227,8 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
 
         #[automatically_derived]
         impl #p::Elicit for #ident {
+            #url_mode
+
             fn requested_schema() -> &'static #p::RequestedSchema {
                 &__SCHEMA
             }

@@ -24,7 +24,7 @@ use syn::parse_macro_input;
 ///
 /// Attributes (`#[elicit(..)]`):
 /// - on the struct: `title`, `description` (else the doc comment), `rename_all`,
-///   `deny_unknown_fields`, `crate = "path"`;
+///   `deny_unknown_fields`, `url_mode`, `crate = "path"`;
 /// - on a field: `rename`, `title`, `description` (else the doc comment),
 ///   `default = <literal>`, `min_length`, `max_length`, `pattern`, `format`, `minimum`,
 ///   `maximum`, `min_items`, `max_items`, `skip`, `allow_secret = "reason"`;
@@ -41,7 +41,9 @@ use syn::parse_macro_input;
 /// mistake the macro can see is a compile error on the offending token, all reported in
 /// one build; a field whose name, title or description asks for a secret is refused
 /// ([F5](elicit_core::rules#f5): use a URL-mode elicitation, [F6](elicit_core::rules#f6)) unless it says why it is not one with
-/// `allow_secret = "..."`.
+/// `allow_secret = "..."`. A struct marked `url_mode` is a form for the agent's own
+/// URL-mode page (feature `axum`): its fields may ask for secrets, and it can never be
+/// sent as a form-mode request (`Elicitor::form` refuses it).
 #[proc_macro_derive(Elicit, attributes(elicit))]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);

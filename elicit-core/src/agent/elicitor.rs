@@ -309,7 +309,9 @@ impl Elicitor {
     /// would find nothing new in a derived form but would refuse, at run time, exactly
     /// the exceptions a reviewer accepted, so typed forms are not linted for secrets.
     /// Implement [`Elicit`] by hand only for a schema that passes
-    /// [`RequestedSchema::secret_findings`].
+    /// [`RequestedSchema::secret_findings`]. A form marked `#[elicit(url_mode)]`
+    /// ([`Elicit::URL_MODE`]) is always refused as
+    /// [`ElicitError::SecretInForm`]: it is for the agent's own page.
     pub fn form<T: Elicit>(
         &self,
         scope: Scope,
@@ -317,6 +319,11 @@ impl Elicitor {
     ) -> Result<CreateElicitation, ElicitError> {
         let message = message.into();
         let schema = T::requested_schema();
+        // F5, F6: a form for the agent's own URL-mode page is never sent as a form,
+        // whether or not the lint finds the secret it was made for.
+        if T::URL_MODE {
+            return Err(ElicitError::SecretInForm(schema.secret_findings()));
+        }
         // A derived schema was checked when it was compiled (rules and F5); links
         // and the capability remain.
         self.check_form(&scope, &message, schema, false)?;

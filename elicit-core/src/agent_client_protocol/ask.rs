@@ -33,6 +33,15 @@ pub(super) async fn exchange(
     // Watch before sending: a cancel that arrives while the request is on its way
     // must still end the ask.
     let mut watch = Watch::new(elicitor.connection(), request.scope());
+    exchange_watched(connection, request, &mut watch).await
+}
+
+/// [`exchange`] with a watch the caller made, and keeps watching after the answer.
+pub(super) async fn exchange_watched(
+    connection: &ConnectionTo<Client>,
+    request: &CreateElicitation,
+    watch: &mut Watch,
+) -> Result<Option<ElicitationResponse>, AskError> {
     let message =
         UntypedMessage::new(CreateElicitation::METHOD, request).map_err(AskError::transport)?;
     // `block_task` waits without holding the SDK's dispatch loop; dropping it (when the

@@ -133,11 +133,16 @@
 
 mod ask;
 mod cancel;
+#[cfg(feature = "axum")]
+mod secret;
 #[cfg(feature = "url")]
 mod url;
 
 pub use ask::{ask, ask_schema};
 pub use cancel::{cancel_session, waiting_asks};
+#[cfg(feature = "axum")]
+#[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
+pub use secret::ask_secret;
 #[cfg(feature = "url")]
 pub use url::{ask_url, CompleteError, UrlConsent};
 

@@ -14,9 +14,9 @@ use crate::typed::Elicited;
 /// Forgets an outstanding URL elicitation when dropped: an ask that ends without the
 /// user's consent (an error, a cancelled session, a dropped future) leaves nothing
 /// outstanding in the registry. Forgetting a finished one is a no-op.
-struct ForgetOnDrop<'a> {
-    elicitor: &'a Elicitor,
-    elicitation_id: &'a str,
+pub(super) struct ForgetOnDrop<'a> {
+    pub(super) elicitor: &'a Elicitor,
+    pub(super) elicitation_id: &'a str,
 }
 
 impl Drop for ForgetOnDrop<'_> {
@@ -104,6 +104,19 @@ impl fmt::Debug for UrlConsent {
 }
 
 impl UrlConsent {
+    #[cfg(feature = "axum")]
+    pub(super) fn new(
+        connection: ConnectionTo<Client>,
+        elicitor: Elicitor,
+        elicitation_id: String,
+    ) -> Self {
+        UrlConsent {
+            connection,
+            elicitor,
+            elicitation_id,
+        }
+    }
+
     /// The `elicitationId` sent to the client ([U1](crate::rules#u1),
     /// [U4](crate::rules#u4)): opaque, unguessable, unique on this connection.
     pub fn elicitation_id(&self) -> &str {

@@ -55,6 +55,13 @@ impl<T> Elicited<T> {
 
 /// A type that is an elicitation form. Implement it with `#[derive(Elicit)]`.
 pub trait Elicit: Sized {
+    /// Whether this form is for the agent's own URL-mode page only
+    /// (`#[elicit(url_mode)]`): it may ask for secrets, which only that page may
+    /// collect ([F5](crate::rules#f5), [F6](crate::rules#f6)), so
+    /// [`Elicitor::form`](crate::agent::Elicitor::form) refuses it, whatever its
+    /// fields. `false` unless the type opts in.
+    const URL_MODE: bool = false;
+
     /// The form's schema: a compile-time constant, in declaration order ([D13](crate::rules#d13)).
     fn requested_schema() -> &'static RequestedSchema;
 

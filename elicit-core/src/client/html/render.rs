@@ -43,6 +43,7 @@ pub struct HtmlForm<'s> {
     action_url: Option<String>,
     labels: [String; 3],
     browser_checks: bool,
+    mask_secrets: bool,
     refill: Option<(Vec<Vec<String>>, Option<ValidationErrors>)>,
 }
 
@@ -57,6 +58,7 @@ impl<'s> HtmlForm<'s> {
             action_url: None,
             labels: ["Accept".into(), "Decline".into(), "Cancel".into()],
             browser_checks: false,
+            mask_secrets: false,
             refill: None,
         }
     }
@@ -117,6 +119,18 @@ impl<'s> HtmlForm<'s> {
     /// mailbox allows ([V7](crate::rules#v7)). Decline and cancel are never checked ([K1](crate::rules#k1)).
     pub fn browser_checks(mut self, on: bool) -> Self {
         self.browser_checks = on;
+        self
+    }
+
+    /// Shows each text field that asks for a secret (by its name, title or
+    /// description, with the vocabulary of [`RequestedSchema::secret_findings`]) as a
+    /// password input that the browser neither shows nor remembers
+    /// (`type="password"`, `autocomplete="off"`), and never writes what was typed
+    /// into it back into the page, not even on [`refill`](Self::refill). Off by
+    /// default: a client's form never asks for secrets ([F5](crate::rules#f5)); the agent's own
+    /// URL-mode page turns it on.
+    pub fn mask_secrets(mut self, on: bool) -> Self {
+        self.mask_secrets = on;
         self
     }
 
@@ -366,12 +380,21 @@ impl<'s> HtmlForm<'s> {
                     .end("p");
             }
             PropertyKind::String(_) | PropertyKind::Integer(_) | PropertyKind::Number(_) => {
+                let masked = self.mask_secrets
+                    && matches!(kind, PropertyKind::String(_))
+                    && asks_for_secret(p);
                 label(m, &ids.input, p);
                 m.open("input");
-                input_attributes(m, kind);
+                input_attributes(m, kind, masked);
+                if masked {
+                    m.attr("autocomplete", "off");
+                }
                 m.attr("id", &ids.input)
                     .attr("name", &name)
-                    .attr_opt("value", filled.last().map(String::as_str))
+                    .attr_opt(
+                        "value",
+                        filled.last().map(String::as_str).filter(|_| !masked),
+                    )
                     .flag("required", p.is_required())
                     .attr_opt("aria-describedby", described)
                     .attr_opt("aria-invalid", invalid)
@@ -517,11 +540,22 @@ fn choices(options: &Options) -> Vec<(String, &str, Option<&str>)> {
     }
 }
 
+/// Whether the property's name, title or description asks for a secret: the
+/// vocabulary of the form-mode lint ([F5](crate::rules#f5)).
+fn asks_for_secret(p: &Property) -> bool {
+    let schema = p.schema();
+    [Some(p.name()), schema.title(), schema.description()]
+        .into_iter()
+        .flatten()
+        .any(|text| crate::vocab::find_secret(text).is_some())
+}
+
 /// `type` and the constraints a browser can check without refusing a valid value.
-fn input_attributes(m: &mut Markup, kind: &PropertyKind) {
+fn input_attributes(m: &mut Markup, kind: &PropertyKind, masked: bool) {
     match kind {
         PropertyKind::String(s) => {
             let input_type = match &s.format {
+                _ if masked => "password",
                 Some(FormatSpec::Known(Format::Email)) => "email",
                 Some(FormatSpec::Known(Format::Uri)) => "url",
                 Some(FormatSpec::Known(Format::Date)) => "date",

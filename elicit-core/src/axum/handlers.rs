@@ -1,0 +1,372 @@
+//! The two requests the page answers, `GET` and `POST /elicit/{token}`, and the
+//! refusals of everything else.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use super::{hex, Answer, PageTicket, Shared};
+use crate::client::html::{HtmlForm, Submission, SubmitAction};
+
+/// The largest body read: far above any form's answer (D12 bounds the form), small
+/// enough that nobody can make the agent buffer much.
+const BODY_LIMIT: usize = 64 * 1024;
+
+/// The cookie binding a page to the browser that opened it first.
+const COOKIE: &str = "elicit_page";
+
+/// No script, no frame, no plugin, no foreign form target, no outside resource; the
+/// page's own style sheet inline.
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
+                   frame-ancestors 'none'; base-uri 'none'";
+
+/// A readable page without a framework: a centred column, labels above inputs,
+/// errors in red beside their field, buttons told apart.
+const STYLE: &str = "\
+body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1d21}\
+main{max-width:40rem;margin:2rem auto;padding:1.5rem 2rem;background:#fff;border:1px solid #d5d8dd;border-radius:8px}\
+.elicit-header{margin-bottom:1rem}.elicit-agent{color:#4a4f57;margin:0}.elicit-message{font-size:1.15rem;font-weight:600}\
+.elicit-field{margin:0 0 1.1rem;border:0;padding:0}label,legend{display:block;font-weight:600;margin-bottom:.25rem}\
+fieldset label{font-weight:400;display:flex;gap:.5rem;align-items:center}\
+input[type=text],input[type=email],input[type=url],input[type=date],input[type=number],input[type=password]{width:100%;box-sizing:border-box;padding:.45rem .6rem;font:inherit;border:1px solid #9aa0a8;border-radius:4px}\
+input[aria-invalid=true]{border:2px solid #b3261e}.elicit-help,.elicit-hint{color:#4a4f57;font-size:.9rem;margin:.2rem 0}\
+.elicit-error{color:#b3261e;font-weight:600;margin:.2rem 0}.elicit-problems{border-left:4px solid #b3261e;padding:.25rem .75rem;margin-bottom:1rem;background:#fdf1f0}\
+.elicit-buttons{display:flex;gap:.75rem;margin-top:1.5rem}button{font:inherit;padding:.5rem 1.1rem;border-radius:4px;border:1px solid #5f6670;background:#fff;cursor:pointer}\
+button[value=accept]{background:#1a56db;border-color:#1a56db;color:#fff}";
+
+pub(super) fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/elicit/{token}", get(show).post(submit))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(shared)
+}
+
+/// Why a request was refused: a status and one sentence for the person at the browser.
+struct Refusal(StatusCode, &'static str);
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let Refusal(status, sentence) = self;
+        page(status, "This page cannot be used", &plain(sentence))
+    }
+}
+
+async fn not_found() -> Refusal {
+    Refusal(StatusCode::NOT_FOUND, "There is nothing here.")
+}
+
+async fn show(
+    State(shared): State<Arc<Shared>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match show_page(&shared, &token, &headers) {
+        Ok(response) => response,
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+fn show_page(shared: &Shared, token: &str, headers: &HeaderMap) -> Result<Response, Refusal> {
+    check_host(shared, headers)?;
+    let mut ticket = live_ticket(shared, token)?;
+    let mut set_cookie = None;
+    // The first browser to open the page owns it; a second one is refused.
+    loop {
+        match ticket.browser() {
+            Some(bound) => {
+                if !cookie_matches(headers, bound) {
+                    return Err(Refusal(
+                        StatusCode::FORBIDDEN,
+                        "This link was already opened in another browser. Ask the agent for a new one.",
+                    ));
+                }
+                break;
+            }
+            None => {
+                let mut bytes = [0u8; 16];
+                getrandom::fill(&mut bytes).map_err(|_| unavailable())?;
+                let browser = hex(&bytes);
+                match shared.store.compare_and_swap(
+                    token,
+                    &ticket,
+                    Some(ticket.with_browser(browser.clone())),
+                ) {
+                    Ok(true) => {
+                        set_cookie = Some(browser);
+                        break;
+                    }
+                    // Another request changed it first: read it again.
+                    Ok(false) => ticket = live_ticket(shared, token)?,
+                    Err(_) => return Err(unavailable()),
+                }
+            }
+        }
+    }
+    let waiting = shared.lock_waiting();
+    let Some(form) = waiting.get(token) else {
+        return Err(gone());
+    };
+    let html = form_page(shared, form.schema, &form.message, token, None);
+    drop(waiting);
+    let mut response = html;
+    if let Some(browser) = set_cookie {
+        let cookie = format!("{COOKIE}={browser}; Path=/elicit/{token}; HttpOnly; SameSite=Strict");
+        if let Ok(value) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().insert(header::SET_COOKIE, value);
+        }
+    }
+    Ok(response)
+}
+
+async fn submit(
+    State(shared): State<Arc<Shared>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    match submit_page(&shared, &token, &headers, &body) {
+        Ok(response) => response,
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+fn submit_page(
+    shared: &Shared,
+    token: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, Refusal> {
+    check_host(shared, headers)?;
+    check_same_origin(shared, headers)?;
+    let urlencoded = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| {
+            v.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+    if !urlencoded {
+        return Err(Refusal(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "The page sends a form; nothing else is read here.",
+        ));
+    }
+    let ticket = live_ticket(shared, token)?;
+    match ticket.browser() {
+        Some(bound) if cookie_matches(headers, bound) => {}
+        _ => {
+            return Err(Refusal(
+                StatusCode::FORBIDDEN,
+                "This page was not opened in this browser. Open the link the agent sent first.",
+            ))
+        }
+    }
+    let mut waiting = shared.lock_waiting();
+    let Some(form) = waiting.get_mut(token) else {
+        return Err(gone());
+    };
+    let submission = Submission::parse(form.schema, body);
+    let answer = match submission.action() {
+        Some(SubmitAction::Decline) => Answer::Declined,
+        Some(SubmitAction::Cancel) => Answer::Cancelled,
+        // A body without a known button is the browser's implicit submission.
+        Some(SubmitAction::Accept) | None => {
+            let parsed = submission
+                .content()
+                .and_then(|content| (form.parse)(&content));
+            match parsed {
+                Ok(value) => Answer::Accepted(value, ticket.user()),
+                Err(_) => {
+                    // F3: the same page, each error beside its field; the token stays
+                    // open for the corrected answer.
+                    let mut response =
+                        form_page(shared, form.schema, &form.message, token, Some(&submission));
+                    *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+                    return Ok(response);
+                }
+            }
+        }
+    };
+    // Used once: only the request that moves the ticket from unused to used hands an
+    // answer over, whichever instance it reached.
+    match shared
+        .store
+        .compare_and_swap(token, &ticket, Some(ticket.used()))
+    {
+        Ok(true) => {}
+        Ok(false) => return Err(gone()),
+        Err(_) => return Err(unavailable()),
+    }
+    let sender = form.answer.take();
+    waiting.remove(token);
+    drop(waiting);
+    let delivered = sender.is_some_and(|sender| sender.send(answer).is_ok());
+    if !delivered {
+        return Err(gone());
+    }
+    let agent = shared
+        .agent
+        .as_ref()
+        .map_or("the agent", |agent| agent.display_name());
+    let (title, body) = match submission.action() {
+        Some(SubmitAction::Decline) => ("Declined", plain("You declined. Nothing was sent.")),
+        Some(SubmitAction::Cancel) => ("Cancelled", plain("You cancelled. Nothing was sent.")),
+        _ => (
+            "Received",
+            plain(&format!(
+                "Received. You can close this tab and return to {agent}."
+            )),
+        ),
+    };
+    Ok(page(StatusCode::OK, title, &body))
+}
+
+/// The ticket of `token`, if it can still be used.
+fn live_ticket(shared: &Shared, token: &str) -> Result<PageTicket, Refusal> {
+    let ticket = match shared.store.get(token) {
+        Ok(Some(ticket)) => ticket,
+        Ok(None) => {
+            return Err(Refusal(
+                StatusCode::NOT_FOUND,
+                "This link is not valid. Ask the agent for a new one.",
+            ))
+        }
+        Err(_) => return Err(unavailable()),
+    };
+    if ticket.is_used() {
+        return Err(gone());
+    }
+    if ticket.is_expired(SystemTime::now()) {
+        return Err(Refusal(
+            StatusCode::GONE,
+            "This link has expired. Ask the agent for a new one.",
+        ));
+    }
+    Ok(ticket)
+}
+
+/// DNS rebinding: a page of another site, resolved to this address, sends its own
+/// host name.
+fn check_host(shared: &Shared, headers: &HeaderMap) -> Result<(), Refusal> {
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    if host == Some(shared.host.as_str()) {
+        Ok(())
+    } else {
+        Err(Refusal(
+            StatusCode::MISDIRECTED_REQUEST,
+            "This page is served only under the address in the agent's link.",
+        ))
+    }
+}
+
+/// A `POST` from this page only: the browser's `Origin` is this server's, or, where a
+/// browser sends no `Origin`, `Sec-Fetch-Site` says `same-origin`. A request with
+/// neither is refused: every browser sends one of them on a form submission.
+fn check_same_origin(shared: &Shared, headers: &HeaderMap) -> Result<(), Refusal> {
+    let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
+    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    let same = match (origin, site) {
+        (_, Some(site)) if site != "same-origin" => false,
+        (Some(origin), _) => origin == shared.origin,
+        (None, Some(_)) => true,
+        (None, None) => false,
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(Refusal(
+            StatusCode::FORBIDDEN,
+            "This form can only be sent from its own page.",
+        ))
+    }
+}
+
+/// Whether the request carries the browser binding cookie with this value, compared
+/// in constant time.
+fn cookie_matches(headers: &HeaderMap, bound: &str) -> bool {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .any(|(name, value)| name == COOKIE && constant_time_eq(value.as_bytes(), bound.as_bytes()))
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn gone() -> Refusal {
+    Refusal(
+        StatusCode::GONE,
+        "This page was already used. Ask the agent for a new link if you need one.",
+    )
+}
+
+fn unavailable() -> Refusal {
+    Refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The agent cannot take answers right now. Try again later.",
+    )
+}
+
+/// The form's page.
+fn form_page(
+    shared: &Shared,
+    schema: &crate::schema::RequestedSchema,
+    message: &str,
+    token: &str,
+    refill: Option<&Submission<'_>>,
+) -> Response {
+    let mut form = HtmlForm::new(schema)
+        .message(message)
+        .action_url(format!("/elicit/{token}"))
+        .mask_secrets(true);
+    if let Some(agent) = &shared.agent {
+        form = form.agent(agent.clone());
+    }
+    if let Some(submission) = refill {
+        form = form.refill(submission);
+    }
+    page(StatusCode::OK, "Answer the agent", &form.render())
+}
+
+/// A paragraph of text written in this crate.
+fn plain(sentence: &str) -> String {
+    let mut out = String::from("<p>");
+    html_escape::encode_safe_to_string(sentence, &mut out);
+    out.push_str("</p>");
+    out
+}
+
+/// A whole HTML document around `body` (markup written or escaped by this crate),
+/// with the headers every page of the server carries.
+fn page(status: StatusCode, title: &'static str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title}</title><style>{STYLE}</style></head><body><main>{body}</main></body></html>"
+    );
+    let mut response = (status, html).into_response();
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        (header::CONTENT_SECURITY_POLICY, CSP),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}

@@ -1,0 +1,514 @@
+//! The agent's own secure page for a URL-mode elicitation, served with
+//! [axum](https://docs.rs/axum) on a loopback address (feature `axum`).
+//!
+//! Anything sensitive (an API key, a password, a payment detail) goes through URL mode:
+//! the client shows the user a link to a page of the agent's, and what the user types
+//! there never passes through the client or reaches a model ([F5](crate::rules#f5),
+//! [F6](crate::rules#f6), [U3](crate::rules#u3)). [`SecurePage`] is that page for a form
+//! derived with `#[elicit(url_mode)]`:
+//!
+//! 1. [`SecurePage::bind`] starts the server on a loopback address the agent chooses.
+//! 2. [`SecurePage::link`] mints a one-time token: 256 bits from the operating system's
+//!    random source, the only thing in the link ([S1](crate::rules#s1)).
+//! 3. The agent sends that URL in a URL-mode request (`Elicitor::url`, or in one call
+//!    with the SDK integrations, e.g. `agent_client_protocol::ask_secret`), then
+//!    [`PageLink::open`] binds the token to the `elicitationId` and to the user who
+//!    started it ([S6](crate::rules#s6)), with an expiry.
+//! 4. [`PageWait::answer`] waits for the user's submission and returns the typed value,
+//!    validated exactly as [`Elicit::from_content`]; the agent then completes the
+//!    elicitation in its registry and sends `elicitation/complete`
+//!    ([U5](crate::rules#u5)) with the user the page was bound to.
+//!
+//! What the page refuses, changing nothing: an unknown, expired or used token (the
+//! page is submitted once); a second browser opening a link already opened (the first
+//! visit binds the page to that browser with a `SameSite=Strict`, `HttpOnly` cookie);
+//! a `POST` that is not same-origin (`Origin`, `Sec-Fetch-Site`); a `Host` other than
+//! the address it listens on (DNS rebinding); a body that is not a urlencoded form or
+//! is larger than 64 KiB; any other path or method. Every page is sent with a content
+//! security policy that forbids scripts, frames and foreign form targets, and with
+//! `Cache-Control: no-store` and `Referrer-Policy: no-referrer`, so the token does not
+//! leak into caches or `Referer` headers.
+//!
+//! The state of each token (its bindings, expiry, used-once mark) lives in a
+//! [`Store`], the storage interface of the [`UrlRegistry`](crate::agent::UrlRegistry)
+//! too; [`MemoryStore`](crate::agent::MemoryStore) is the default. The value itself is
+//! handed to the waiting task in memory and never stored.
+//!
+//! ```no_run
+//! use elicit_core::axum::SecurePage;
+//! use elicit_core::agent::{ConnectionId, Elicitor, UrlPolicy, UserId};
+//! use elicit_core::{ElicitationCapabilities, Elicit, Scope};
+//! # use elicit_core::typed::Elicited;
+//!
+//! # #[derive(Debug)] struct ApiKey { key: String }
+//! # impl Elicit for ApiKey {
+//! #     const URL_MODE: bool = true;
+//! #     fn requested_schema() -> &'static elicit_core::RequestedSchema { unimplemented!() }
+//! #     fn from_content(_: &serde_json::Value) -> Result<Self, elicit_core::ValidationErrors> { unimplemented!() }
+//! #     fn to_content(&self) -> serde_json::Value { unimplemented!() }
+//! # }
+//! // #[derive(Elicit)] #[elicit(url_mode)] struct ApiKey { key: String }
+//! # async fn run(capabilities: ElicitationCapabilities) -> Result<(), Box<dyn std::error::Error>> {
+//! let page = SecurePage::bind(([127, 0, 0, 1], 0)).await?;
+//! let alice = UserId::new("alice");
+//! let elicitor = Elicitor::new(capabilities, ConnectionId::new())
+//!     .with_user(alice.clone())
+//!     .with_url_policy(UrlPolicy::new().allow_loopback_http(true));
+//!
+//! let link = page.link::<ApiKey>("Paste the API key of your deploy account")?;
+//! let pending = elicitor.url(Scope::session("s1"), "Connect your deploy account", link.url())?;
+//! let wait = link.open(pending.elicitation_id(), elicitor.user())?;
+//! // … send `pending.request()` to the client, record its answer …
+//! match wait.answer().await? {
+//!     Elicited::Accepted(submitted) => {
+//!         let done = elicitor.complete(pending.elicitation_id(), submitted.user())?;
+//!         // … send `done` as `elicitation/complete`, then use the key:
+//!         let _key: ApiKey = submitted.into_value();
+//!     }
+//!     Elicited::Declined | Elicited::Cancelled => { /* the user refused on the page */ }
+//! }
+//! # Ok(()) }
+//! ```
+
+mod handlers;
+mod ticket;
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::marker::PhantomData;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::agent::{MemoryStore, Store, StoreError, UserId};
+use crate::client::AgentIdentity;
+use crate::content::ValidationErrors;
+use crate::schema::RequestedSchema;
+use crate::typed::{Elicit, Elicited};
+
+pub use ticket::PageTicket;
+
+/// How long a link stays valid by default: long enough to find a key in a password
+/// manager, short enough that a forgotten link is dead.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
+
+/// Bytes of randomness in a token: 256 bits, twice what guessing needs ([S1](crate::rules#s1)).
+const TOKEN_BYTES: usize = 32;
+
+/// The agent's secure page for URL-mode elicitations: an axum server on a loopback
+/// address, serving one form per one-time link. Cheap to clone: clones share one
+/// server. See the [module documentation](self) for the flow and what is refused.
+#[derive(Clone)]
+pub struct SecurePage {
+    shared: Arc<Shared>,
+}
+
+/// Options of a [`SecurePage`]; [`SecurePage::bind`] uses the defaults.
+#[must_use]
+pub struct SecurePageBuilder {
+    ttl: Duration,
+    store: Arc<dyn Store<PageTicket>>,
+    agent: Option<AgentIdentity>,
+}
+
+pub(crate) struct Shared {
+    origin: String,
+    host: String,
+    addr: SocketAddr,
+    ttl: Duration,
+    store: Arc<dyn Store<PageTicket>>,
+    agent: Option<AgentIdentity>,
+    /// Forms waiting for a submission in this process, by token.
+    waiting: Mutex<HashMap<String, Waiting>>,
+    shutdown: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+/// What a page needs to show its form and hand the answer over.
+struct Waiting {
+    schema: &'static RequestedSchema,
+    message: String,
+    /// `T::from_content`, with `T` erased.
+    parse: fn(&Value) -> Result<Box<dyn Any + Send>, ValidationErrors>,
+    answer: Option<oneshot::Sender<Answer>>,
+}
+
+/// What the page hands the waiting task.
+enum Answer {
+    Accepted(Box<dyn Any + Send>, Option<UserId>),
+    Declined,
+    Cancelled,
+}
+
+impl SecurePageBuilder {
+    /// How long a link stays valid after [`PageLink::open`] (default [`DEFAULT_TTL`]).
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// Keeps the tokens' state in this store instead of a [`MemoryStore`] of its own.
+    pub fn store(mut self, store: impl Store<PageTicket> + 'static) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// Names the agent on the page, as the client names it ([K1](crate::rules#k1)).
+    pub fn agent(mut self, agent: AgentIdentity) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// Starts the server on `addr`, which must be a loopback address (port 0 picks a
+    /// free port). Must be called within a tokio runtime; the server runs as a task
+    /// of it until [`SecurePage::shutdown`].
+    ///
+    /// A non-loopback address is refused with [`io::ErrorKind::InvalidInput`]: the
+    /// page is served over plain HTTP, which is safe only where nobody else can listen
+    /// ([S1](crate::rules#s1) asks for HTTPS outside development; put a TLS-terminating
+    /// proxy in front for that).
+    pub async fn bind(self, addr: impl Into<SocketAddr>) -> io::Result<SecurePage> {
+        let addr = addr.into();
+        if !addr.ip().is_loopback() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "the secure page serves plain HTTP and binds only to a loopback address, not {}; \
+                     use 127.0.0.1 or ::1 and put a TLS proxy in front to reach it from elsewhere",
+                    addr.ip()
+                ),
+            ));
+        }
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let host = addr.to_string();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let shared = Arc::new(Shared {
+            origin: format!("http://{host}"),
+            host,
+            addr,
+            ttl: self.ttl,
+            store: self.store,
+            agent: self.agent,
+            waiting: Mutex::new(HashMap::new()),
+            shutdown: Mutex::new(Some(stop)),
+        });
+        let app = handlers::router(Arc::clone(&shared));
+        tokio::spawn(async move {
+            // A failed accept loop ends the server; the waiting asks then expire.
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await;
+        });
+        Ok(SecurePage { shared })
+    }
+}
+
+impl SecurePage {
+    /// The options, starting from the defaults.
+    pub fn builder() -> SecurePageBuilder {
+        SecurePageBuilder {
+            ttl: DEFAULT_TTL,
+            store: Arc::new(MemoryStore::<PageTicket>::new()),
+            agent: None,
+        }
+    }
+
+    /// Starts a server with the default options on a loopback `addr`; see
+    /// [`SecurePageBuilder::bind`].
+    pub async fn bind(addr: impl Into<SocketAddr>) -> io::Result<SecurePage> {
+        Self::builder().bind(addr).await
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.shared.addr
+    }
+
+    /// The origin of its pages, `http://127.0.0.1:PORT`.
+    pub fn origin(&self) -> &str {
+        &self.shared.origin
+    }
+
+    /// A new one-time link for the form `T`, with the text shown above it. Nothing is
+    /// served until the link is [opened](PageLink::open) for an elicitation.
+    ///
+    /// Refused only when the operating system's random source fails.
+    pub fn link<T: Elicit + Send + 'static>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<PageLink<T>, PageError> {
+        let token = mint_token()?;
+        Ok(PageLink {
+            url: format!("{}/elicit/{token}", self.shared.origin),
+            token,
+            message: message.into(),
+            page: self.clone(),
+            form: PhantomData,
+        })
+    }
+
+    /// How many links are open and waiting for a submission in this process.
+    pub fn waiting(&self) -> usize {
+        self.shared.lock_waiting().len()
+    }
+
+    /// Stops the server. Links still open can no longer be submitted; their waits end
+    /// at their expiry.
+    pub fn shutdown(&self) {
+        if let Some(stop) = self
+            .shared
+            .shutdown
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            let _ = stop.send(());
+        }
+    }
+}
+
+impl fmt::Debug for SecurePage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SecurePage")
+            .field("addr", &self.shared.addr)
+            .field("ttl", &self.shared.ttl)
+            .field("waiting", &self.waiting())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    fn lock_waiting(&self) -> MutexGuard<'_, HashMap<String, Waiting>> {
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A one-time link to the page for the form `T`, not yet bound to an elicitation.
+/// Send [`url`](Self::url) in a URL-mode request, then [`open`](Self::open) it.
+#[must_use = "a link does nothing until it is opened for the elicitation that carries it"]
+pub struct PageLink<T> {
+    token: String,
+    url: String,
+    message: String,
+    page: SecurePage,
+    form: PhantomData<fn() -> T>,
+}
+
+impl<T> fmt::Debug for PageLink<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The URL carries the token: not for logs.
+        f.debug_struct("PageLink").finish_non_exhaustive()
+    }
+}
+
+impl<T: Elicit + Send + 'static> PageLink<T> {
+    /// The URL to send: the page's origin and the token, nothing else
+    /// ([S1](crate::rules#s1)).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Serves the page for the URL-mode elicitation `elicitation_id`, started by
+    /// `user` ([S6](crate::rules#s6)), until the link expires or is submitted.
+    pub fn open(
+        self,
+        elicitation_id: &str,
+        user: Option<&UserId>,
+    ) -> Result<PageWait<T>, PageError> {
+        let shared = &self.page.shared;
+        let expires_at = SystemTime::now() + shared.ttl;
+        let ticket = PageTicket::new(elicitation_id, user, expires_at);
+        let (tx, rx) = oneshot::channel();
+        shared.lock_waiting().insert(
+            self.token.clone(),
+            Waiting {
+                schema: T::requested_schema(),
+                message: self.message,
+                parse: |content| {
+                    T::from_content(content).map(|t| Box::new(t) as Box<dyn Any + Send>)
+                },
+                answer: Some(tx),
+            },
+        );
+        // The token is fresh; a store that already has it is broken or shared with a
+        // broken minter: refuse rather than serve a page bound to someone else.
+        match shared.store.insert_new(&self.token, ticket) {
+            Ok(true) => {}
+            Ok(false) => {
+                shared.lock_waiting().remove(&self.token);
+                return Err(PageError::TokenInUse);
+            }
+            Err(error) => {
+                shared.lock_waiting().remove(&self.token);
+                return Err(PageError::Store(error));
+            }
+        }
+        Ok(PageWait {
+            token: self.token,
+            page: self.page.clone(),
+            answer: rx,
+            expires_at,
+            form: PhantomData,
+        })
+    }
+}
+
+/// An open page, waiting for the user. Dropping it closes the page: its link is
+/// refused from then on.
+#[must_use = "dropping the wait closes the page"]
+pub struct PageWait<T> {
+    token: String,
+    page: SecurePage,
+    answer: oneshot::Receiver<Answer>,
+    expires_at: SystemTime,
+    form: PhantomData<fn() -> T>,
+}
+
+impl<T> fmt::Debug for PageWait<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PageWait")
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Elicit + Send + 'static> PageWait<T> {
+    /// When the link stops being accepted.
+    pub fn expires_at(&self) -> SystemTime {
+        self.expires_at
+    }
+
+    /// Waits for the user's submission: `Accepted` with the value (validated as
+    /// [`Elicit::from_content`]) and the user the page was bound to, or `Declined` or
+    /// `Cancelled` when the user pressed that button on the page. Ends with
+    /// [`PageError::Expired`] when the link expires first, and
+    /// [`PageError::Closed`] when the server stopped.
+    pub async fn answer(mut self) -> Result<Elicited<Submitted<T>>, PageError> {
+        let left = self
+            .expires_at
+            .duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO);
+        let answer = match tokio::time::timeout(left, &mut self.answer).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => return Err(PageError::Closed),
+            Err(_) => return Err(PageError::Expired),
+        };
+        Ok(match answer {
+            Answer::Accepted(value, user) => match value.downcast::<T>() {
+                Ok(value) => Elicited::Accepted(Submitted {
+                    value: *value,
+                    user,
+                }),
+                // The page parsed with `T::from_content`, stored with this token.
+                Err(_) => return Err(PageError::Closed),
+            },
+            Answer::Declined => Elicited::Declined,
+            Answer::Cancelled => Elicited::Cancelled,
+        })
+    }
+}
+
+impl<T> Drop for PageWait<T> {
+    fn drop(&mut self) {
+        let shared = &self.page.shared;
+        shared.lock_waiting().remove(&self.token);
+        // Close the page for every instance that shares the store: mark it used
+        // unless it already is. A failing store leaves the expiry to end it.
+        if let Ok(Some(ticket)) = shared.store.get(&self.token) {
+            if !ticket.is_used() {
+                let _ = shared
+                    .store
+                    .compare_and_swap(&self.token, &ticket, Some(ticket.used()));
+            }
+        }
+    }
+}
+
+/// A value submitted on the page, and the user the page was bound to: complete the
+/// elicitation with that user ([S6](crate::rules#s6)).
+#[derive(Debug)]
+pub struct Submitted<T> {
+    value: T,
+    user: Option<UserId>,
+}
+
+impl<T> Submitted<T> {
+    /// The value.
+    pub fn value(&self) -> &T {
+        &self.value
+    }
+
+    /// The value, taken out.
+    pub fn into_value(self) -> T {
+        self.value
+    }
+
+    /// The user who started the elicitation, to complete it with.
+    pub fn user(&self) -> Option<&UserId> {
+        self.user.as_ref()
+    }
+}
+
+/// Why a page could not be opened or answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PageError {
+    /// The operating system's random source failed: no unguessable token.
+    RandomnessUnavailable(String),
+    /// The store already holds this token.
+    TokenInUse,
+    /// The store failed; nothing was served.
+    Store(StoreError),
+    /// The link expired before the user submitted the page.
+    Expired,
+    /// The server stopped before the user submitted the page.
+    Closed,
+}
+
+impl fmt::Display for PageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PageError::RandomnessUnavailable(reason) => write!(
+                f,
+                "no page token could be made: the system's random number generator failed ({reason})"
+            ),
+            PageError::TokenInUse => f.write_str("the store already holds this page token"),
+            PageError::Store(_) => f.write_str("the page's store failed"),
+            PageError::Expired => f.write_str("the page expired before the user submitted it"),
+            PageError::Closed => f.write_str("the page's server stopped before the user submitted it"),
+        }
+    }
+}
+
+impl std::error::Error for PageError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PageError::Store(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// A fresh token: 256 bits from the operating system's random source, in lowercase hex.
+fn mint_token() -> Result<String, PageError> {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    getrandom::fill(&mut bytes).map_err(|e| PageError::RandomnessUnavailable(e.to_string()))?;
+    Ok(hex(&bytes))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
+    out
+}
