@@ -233,6 +233,7 @@
 //! | `acp` | no | conversions to and from the official `agent-client-protocol-schema` types |
 //! | `agent-client-protocol` | no | the `agent_client_protocol` module: one call per elicitation on the official ACP SDK (Rust 1.88) |
 //! | `html` | no | `elicit::client::html`: a form as a self-contained HTML `<form>`, and the browser's urlencoded answer read back into validated content |
+//! | `axum` | no | `elicit::axum`: the agent's own secure page for URL-mode elicitations (a secret the user types outside the client), served with axum on loopback; with `agent-client-protocol`, `ask_secret` asks for it in one call |
 //! | `rmcp_3` | no | `elicit::rmcp`: one-call elicitation on the server peer of rmcp 3.x, the official Rust MCP SDK (needs Rust 1.88) |
 //!
 //! [Agent Client Protocol]: https://agentclientprotocol.com
@@ -248,6 +249,9 @@ pub use elicit_core::{agent, client, content, protocol, rules, schema, typed};
 #[cfg(feature = "agent-client-protocol")]
 #[cfg_attr(docsrs, doc(cfg(feature = "agent-client-protocol")))]
 pub use elicit_core::agent_client_protocol;
+#[cfg(feature = "axum")]
+#[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
+pub use elicit_core::axum;
 #[cfg(feature = "rmcp_3")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp_3")))]
 pub use elicit_core::rmcp;

@@ -29,3 +29,4 @@ mod rmcp;
 mod schema_lint;
 mod schema_parse;
 mod schema_wire;
+mod url_page;
