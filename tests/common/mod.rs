@@ -149,6 +149,8 @@ pub fn build_example(name: &str) -> PathBuf {
             cfg!(feature = "agent-client-protocol"),
         ),
         ("rmcp_3", cfg!(feature = "rmcp_3")),
+        ("html", cfg!(feature = "html")),
+        ("axum", cfg!(feature = "axum")),
     ]
     .into_iter()
     .filter_map(|(feature, on)| on.then_some(feature))

@@ -50,7 +50,9 @@ fn agent_binary() -> &'static Path {
 }
 
 /// The running example, seen from the client's side of the pipe.
-struct AgentProcess {
+pub(crate) struct AgentProcess {
+    /// The `agentInfo.name` the agent reports.
+    name: &'static str,
     child: Child,
     stdin: ChildStdin,
     /// Lines of the agent's stdout, read by a thread so that reads can time out.
@@ -70,7 +72,13 @@ impl Drop for AgentProcess {
 
 impl AgentProcess {
     fn start() -> Self {
-        let mut child = Command::new(agent_binary())
+        Self::spawn(agent_binary(), "elicit-acp-agent", &[])
+    }
+
+    /// Starts an example agent from its executable, with these environment variables.
+    pub(crate) fn spawn(binary: &Path, name: &'static str, env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(binary)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -99,6 +107,7 @@ impl AgentProcess {
                 .push_str(&text);
         });
         AgentProcess {
+            name,
             child,
             stdin,
             lines,
@@ -107,7 +116,7 @@ impl AgentProcess {
         }
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -115,7 +124,7 @@ impl AgentProcess {
     }
 
     /// Writes one JSON-RPC message as one line.
-    fn send(&mut self, message: &Value) {
+    pub(crate) fn send(&mut self, message: &Value) {
         let mut line = message.to_string();
         line.push('\n');
         self.stdin
@@ -125,7 +134,7 @@ impl AgentProcess {
     }
 
     /// The agent's next message, within [`READ_TIMEOUT`].
-    fn recv(&mut self) -> Value {
+    pub(crate) fn recv(&mut self) -> Value {
         match self.lines.recv_timeout(READ_TIMEOUT) {
             Ok(line) => serde_json::from_str(&line).unwrap_or_else(|e| {
                 panic!("the agent wrote a line that is not JSON ({e}): {line}")
@@ -144,7 +153,7 @@ impl AgentProcess {
     }
 
     /// Sends a request and returns its id.
-    fn send_request(&mut self, method: &str, params: Value) -> i64 {
+    pub(crate) fn send_request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
@@ -152,7 +161,7 @@ impl AgentProcess {
     }
 
     /// Sends a request and returns its result, which must be the next message.
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.send_request(method, params);
         let response = self.recv();
         assert_eq!(
@@ -168,7 +177,7 @@ impl AgentProcess {
 
     /// `initialize` declaring these client capabilities, then `session/new`; returns
     /// the session id.
-    fn open_session(&mut self, client_capabilities: Value) -> String {
+    pub(crate) fn open_session(&mut self, client_capabilities: Value) -> String {
         let init = self.call(
             "initialize",
             json!({
@@ -178,7 +187,7 @@ impl AgentProcess {
             }),
         );
         assert_eq!(init["protocolVersion"], 1, "{init}");
-        assert_eq!(init["agentInfo"]["name"], "elicit-acp-agent", "{init}");
+        assert_eq!(init["agentInfo"]["name"], self.name, "{init}");
         let session = self.call("session/new", json!({ "cwd": "/tmp", "mcpServers": [] }));
         session["sessionId"]
             .as_str()
@@ -187,7 +196,7 @@ impl AgentProcess {
     }
 
     /// Sends `session/prompt`; returns its request id.
-    fn prompt(&mut self, session_id: &str) -> i64 {
+    pub(crate) fn prompt(&mut self, session_id: &str) -> i64 {
         self.send_request(
             "session/prompt",
             json!({
@@ -199,7 +208,7 @@ impl AgentProcess {
 
     /// The next message, which must be an `elicitation/create` request valid in both
     /// ACP schemas; returns its id and params.
-    fn expect_create(&mut self) -> (Value, Value) {
+    pub(crate) fn expect_create(&mut self) -> (Value, Value) {
         let message = self.recv();
         assert_eq!(
             message["method"], "elicitation/create",
@@ -215,14 +224,14 @@ impl AgentProcess {
 
     /// Answers an `elicitation/create` with this result, after checking that the
     /// answer is itself a valid ACP `CreateElicitationResponse`.
-    fn answer(&mut self, id: Value, result: Value) {
+    pub(crate) fn answer(&mut self, id: Value, result: Value) {
         common::assert_valid_acp("CreateElicitationResponse", &result);
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "result": result }));
     }
 
     /// The end of the turn: one agent message for the session, then the prompt's
     /// response with `end_turn`. Returns the message's text.
-    fn expect_turn_end(&mut self, session_id: &str, prompt_id: i64) -> String {
+    pub(crate) fn expect_turn_end(&mut self, session_id: &str, prompt_id: i64) -> String {
         let update = self.recv();
         assert_eq!(
             update["method"], "session/update",

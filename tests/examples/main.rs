@@ -8,3 +8,4 @@ mod protocol_support;
 mod acp_agent;
 mod mcp_server;
 mod terminal_client;
+mod url_secret_agent;
