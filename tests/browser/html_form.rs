@@ -655,6 +655,11 @@ async fn assert_inert(browser: &Browser, title: &str) -> Result<()> {
         found,
         json!({ "pwned": null, "links": 0, "active": 0, "handlers": 0, "forms": 1 })
     );
+    // The DOM serialized: every `<` of the agent's is text (`&lt;`).
+    let source = browser.page_source().await?;
+    for tag in ["<script", "<img", "<svg", "<iframe", "<a "] {
+        assert!(!source.contains(tag), "{tag} in {source}");
+    }
     Ok(())
 }
 
