@@ -6,13 +6,22 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use serde::{Deserialize, Serialize};
+
 /// An agent–client connection, as the agent sees it ([E5](crate::rules#e5)).
 ///
 /// Opaque and unique within the process: [`ConnectionId::new`] is the only way to get
 /// one, so two connections can never share an id by mistake, and an id cannot be
 /// forged from anything a peer sends. Create one when a client connects and give it to
 /// that connection's [`Elicitor`](super::Elicitor).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// It is serializable (as a number) only so that a `Store` shared by the instances of
+/// an agent can keep the registry's entries; never deserialize one from what a peer
+/// sends. The number is unique within one process, not across the instances of an
+/// agent: two instances sharing a store can give two different connections the same
+/// number, so that the store alone cannot tell them apart ([E5](crate::rules#e5)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct ConnectionId(u64);
 
 impl ConnectionId {
@@ -34,7 +43,11 @@ impl fmt::Display for ConnectionId {
 
 /// The identity of an authenticated user, as the agent's own authentication
 /// established it ([E5](crate::rules#e5), [S6](crate::rules#s6)). Never take it from something the client merely claims.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Serializable (as its string), so that a `Store` shared by the instances of an agent
+/// can keep the registry's entries.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct UserId(String);
 
 impl UserId {
