@@ -36,7 +36,8 @@ pub enum AskError {
     /// `Elicitor::allow_links_in_forms`.
     LinkInForm(Vec<Finding>),
     /// Any other refusal before sending: an invalid schema, an unsafe URL, a `null`
-    /// request id, a full registry… The [`ElicitError`] says which and what to do.
+    /// request id, a full registry, a failing store… The [`ElicitError`] says which
+    /// and what to do.
     Refused(ElicitError),
     /// The client answered the request with a JSON-RPC error (for example `-32602`
     /// when it refused the params, or a mode it does not support).

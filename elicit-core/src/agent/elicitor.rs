@@ -18,6 +18,8 @@ use super::ids::{ConnectionId, UserId};
 #[cfg(feature = "url")]
 use super::registry::{CompletionError, PendingUrl, RegistryError, UrlRegistry, UrlState};
 #[cfg(feature = "url")]
+use super::store::StoreError;
+#[cfg(feature = "url")]
 use super::url_check::{UnsafeUrlError, UrlPolicy};
 #[cfg(feature = "url")]
 use super::UrlOutcome;
@@ -61,6 +63,10 @@ pub enum ElicitError {
     /// `elicitationId` could be made ([U4](crate::rules#u4)).
     #[cfg(feature = "url")]
     RandomnessUnavailable(String),
+    /// The registry's [`Store`](super::Store) failed, so the URL elicitation could not
+    /// be recorded; nothing may be sent. The [`StoreError`] is the source.
+    #[cfg(feature = "url")]
+    Store(StoreError),
 }
 
 impl ElicitError {
@@ -128,6 +134,8 @@ impl fmt::Display for ElicitError {
                 f,
                 "no elicitation id could be made: the system's random number generator failed ({reason})"
             ),
+            #[cfg(feature = "url")]
+            ElicitError::Store(_) => f.write_str("the URL elicitation could not be recorded"),
         }
     }
 }
@@ -138,6 +146,8 @@ impl std::error::Error for ElicitError {
             ElicitError::InvalidSchema(error) => Some(error),
             #[cfg(feature = "url")]
             ElicitError::UnsafeUrl(error) => Some(error),
+            #[cfg(feature = "url")]
+            ElicitError::Store(error) => Some(error),
             // `InvalidParams` is transparent: its `Display` is the params error's, which
             // has no source of its own. The others have no cause.
             _ => None,
@@ -155,6 +165,7 @@ impl From<RegistryError> for ElicitError {
             RegistryError::RandomnessUnavailable(reason) => {
                 ElicitError::RandomnessUnavailable(reason)
             }
+            RegistryError::Store(error) => ElicitError::Store(error),
         }
     }
 }
@@ -192,9 +203,9 @@ impl From<RegistryError> for ElicitError {
 ///
 /// Every method that builds or completes a request takes `&self`, so one `Elicitor`
 /// can be shared (in an `Arc`) by all the tasks serving its connection. The only
-/// shared state, the record of URL elicitations, is a `UrlRegistry` with a mutex
-/// inside; it is shared by design between the connections of an agent, so that a
-/// completion attempted on the wrong connection is recognised as such ([E5](crate::rules#e5)).
+/// shared state, the record of URL elicitations, is a `UrlRegistry`, with a mutex and
+/// a `Store` inside; it is shared by design between the connections of an agent, so
+/// that a completion attempted on the wrong connection is recognised as such ([E5](crate::rules#e5)).
 #[derive(Debug, Clone)]
 pub struct Elicitor {
     capabilities: ElicitationCapabilities,
@@ -392,8 +403,9 @@ impl Elicitor {
     /// A URL-mode request ([U1](crate::rules#u1)) sending the user to `url`, recorded as outstanding on
     /// this connection for the current user ([E5](crate::rules#e5), [S6](crate::rules#s6)).
     ///
-    /// Refused when the client did not declare URL mode ([C7](crate::rules#c7)) or the URL breaks the
-    /// policy ([S1](crate::rules#s1)). The `elicitationId` is 128 bits from the operating system's
+    /// Refused when the client did not declare URL mode ([C7](crate::rules#c7)), the URL breaks the
+    /// policy ([S1](crate::rules#s1)), the connection has too many outstanding, or the registry's
+    /// store fails ([`ElicitError::Store`]). The `elicitationId` is 128 bits from the operating system's
     /// random number generator, unique among the registry's URL elicitations, so
     /// among this connection's outstanding ones too ([U4](crate::rules#u4)). The request carries the URL
     /// as the policy serialized it, which is what was checked.
@@ -442,7 +454,8 @@ impl Elicitor {
     /// must be the user who started it ([S6](crate::rules#s6)), `None` only for an elicitation started
     /// without one. Refused for an id this registry never issued, one issued on
     /// another connection ([E5](crate::rules#e5)), another user ([S6](crate::rules#s6)), one already completed ([U5](crate::rules#u5)), and one
-    /// the user declined or cancelled.
+    /// the user declined or cancelled, and when the registry's store fails
+    /// ([`CompletionError::Store`]).
     #[cfg(feature = "url")]
     pub fn complete(
         &self,
@@ -454,7 +467,8 @@ impl Elicitor {
     }
 
     /// The state of a URL elicitation of this connection; `None` when the id is
-    /// unknown here (never issued, issued on another connection, or forgotten).
+    /// unknown here (never issued, issued on another connection, or forgotten), and
+    /// when the registry's store fails.
     #[cfg(feature = "url")]
     pub fn url_state(&self, elicitation_id: &str) -> Option<UrlState> {
         self.registry.state(self.connection, elicitation_id)
@@ -462,7 +476,8 @@ impl Elicitor {
 
     /// Forgets an outstanding URL elicitation of this connection the agent gave up
     /// on (a timeout, the operation it served was cancelled). Returns whether there
-    /// was one. A later completion of it is refused as unknown.
+    /// was one. A later completion of it is refused as unknown. `false` also when the
+    /// registry's store fails: the elicitation may then still be there.
     #[cfg(feature = "url")]
     pub fn forget(&self, elicitation_id: &str) -> bool {
         self.registry.forget(self.connection, elicitation_id)

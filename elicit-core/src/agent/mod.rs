@@ -6,6 +6,8 @@
 //! - `UrlRegistry` (feature `url`): the outstanding URL elicitations, bound to their
 //!   connection and user, with explicit states, so that `elicitation/complete` is
 //!   produced once, for the right connection and user ([E5](crate::rules#e5), [S6](crate::rules#s6), [U2](crate::rules#u2), [U4](crate::rules#u4), [U5](crate::rules#u5)).
+//!   It keeps them in a `Store` (feature `url`), in memory by default, which the
+//!   instances of an agent can share.
 //! - [`UrlOutcome`]: the user's choice on a URL elicitation, read without looking at
 //!   any content ([R4](crate::rules#r4), [U3](crate::rules#u3)). Form answers are read with `Elicit::from_response` ([F3](crate::rules#f3), [R5](crate::rules#r5)).
 //! - [`AskError`]: every way asking a client through an SDK integration can end without
@@ -73,7 +75,7 @@ pub use ids::{ConnectionId, UserId};
 pub use outcome::{UnknownActionError, UrlOutcome};
 #[cfg(feature = "url")]
 pub use registry::{
-    CompletionError, PendingUrl, RegistryError, RegistryLimits, UrlRegistry, UrlState,
+    CompletionError, PendingUrl, RegistryError, RegistryLimits, UrlEntry, UrlRegistry, UrlState,
 };
 #[cfg(feature = "url")]
 pub use store::{MemoryStore, Store, StoreError};

@@ -10,17 +10,29 @@
 //! [`Elicitor::with_registry`](super::Elicitor::with_registry)): an id is then unique
 //! agent-wide, stronger than [U4](crate::rules#u4) asks, and a completion attempted on the wrong
 //! connection is told apart from an id that was never issued.
+//!
+//! The elicitations themselves, a [`UrlEntry`] each, live in a [`Store`]: a
+//! [`MemoryStore`] by default, or one given to [`UrlRegistry::with_store`], which the
+//! instances of an agent can share. Every state change is one atomic operation of the
+//! store, and a store that fails refuses the operation; the registry itself only
+//! counts, per connection of this process, what is outstanding and what finished.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::error::Error;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use serde::{Deserialize, Serialize};
+
 use super::ids::{ConnectionId, UserId};
 use super::outcome::{UnknownActionError, UrlOutcome};
+use super::store::{MemoryStore, Store, StoreError};
 use crate::protocol::{CompleteElicitation, CreateElicitation, ElicitationResponse};
 
 /// Where a URL elicitation stands ([U2](crate::rules#u2), [U5](crate::rules#u5), [R1](crate::rules#r1)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// Serializable, for a [`Store`] shared by several instances of an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum UrlState {
     /// Sent; the client has not answered yet.
     AwaitingResponse,
@@ -104,6 +116,9 @@ pub enum CompletionError {
     /// The client answered with an action this crate does not know ([E6](crate::rules#e6)). It is not
     /// consent ([R5](crate::rules#r5)); the elicitation stays as it was.
     UnknownAction(UnknownActionError),
+    /// The [`Store`] failed, or kept changing the entry under every attempt to
+    /// replace it: nothing was completed or recorded. The [`StoreError`] is the source.
+    Store(StoreError),
 }
 
 impl fmt::Display for CompletionError {
@@ -125,13 +140,23 @@ impl fmt::Display for CompletionError {
                 write!(f, "this URL elicitation was {state}: there is nothing to complete")
             }
             CompletionError::UnknownAction(error) => error.fmt(f),
+            CompletionError::Store(_) => f.write_str(
+                "the state of this URL elicitation could not be read or changed",
+            ),
         }
     }
 }
 
-// `UnknownAction` is transparent: its `Display` is the inner error's, so it is not
-// reported again as a source.
-impl std::error::Error for CompletionError {}
+impl Error for CompletionError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            CompletionError::Store(error) => Some(error),
+            // `UnknownAction` is transparent: its `Display` is the inner error's, so it
+            // is not reported again as a source. The others have no cause.
+            _ => None,
+        }
+    }
+}
 
 /// Why the registry could not record a new URL elicitation. The [`Elicitor`] reports it
 /// as the matching [`ElicitError`] variant.
@@ -150,6 +175,9 @@ pub enum RegistryError {
     /// The operating system's random number generator failed, so no unguessable
     /// `elicitationId` could be made ([U4](crate::rules#u4)).
     RandomnessUnavailable(String),
+    /// The [`Store`] failed: the elicitation was not recorded, and must not be sent.
+    /// The [`StoreError`] is the source.
+    Store(StoreError),
 }
 
 impl fmt::Display for RegistryError {
@@ -163,11 +191,21 @@ impl fmt::Display for RegistryError {
                 f,
                 "no elicitation id could be made: the system's random number generator failed ({reason})"
             ),
+            RegistryError::Store(_) => {
+                f.write_str("the URL elicitation could not be recorded")
+            }
         }
     }
 }
 
-impl std::error::Error for RegistryError {}
+impl Error for RegistryError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            RegistryError::Store(error) => Some(error),
+            _ => None,
+        }
+    }
+}
 
 /// How much a [`UrlRegistry`] keeps ([D12](crate::rules#d12): bounded memory whatever the agent does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,39 +235,99 @@ impl Default for RegistryLimits {
     }
 }
 
+/// One URL elicitation as the [`UrlRegistry`] keeps it in its [`Store`], under its
+/// `elicitationId`: the connection that sent it, the user who started it and where it
+/// stands ([E5](crate::rules#e5), [S6](crate::rules#s6), [U5](crate::rules#u5)).
+///
+/// Only the registry makes entries; the fields are read through getters, so that a
+/// [`Store`] shared by several instances of an agent can be written outside this crate.
+/// Such a store serializes entries with `serde` (as do [`ConnectionId`], [`UserId`] and
+/// [`UrlState`], which it holds) and compares them with `==` for
+/// [`compare_and_swap`](Store::compare_and_swap).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UrlEntry {
+    connection: ConnectionId,
+    user: Option<UserId>,
+    state: UrlState,
+}
+
+impl UrlEntry {
+    /// The connection that sent the elicitation: the only one that can complete it
+    /// ([E5](crate::rules#e5)).
+    pub fn connection(&self) -> ConnectionId {
+        self.connection
+    }
+
+    /// The user who started it, if the agent had authenticated one
+    /// ([S6](crate::rules#s6)).
+    pub fn user(&self) -> Option<&UserId> {
+        self.user.as_ref()
+    }
+
+    /// Where it stands.
+    pub fn state(&self) -> UrlState {
+        self.state
+    }
+
+    /// The same entry in another state.
+    fn with_state(&self, state: UrlState) -> Self {
+        UrlEntry {
+            state,
+            ..self.clone()
+        }
+    }
+}
+
 /// The record of an agent's URL elicitations ([E5](crate::rules#e5), [S6](crate::rules#s6), [U2](crate::rules#u2), [U4](crate::rules#u4), [U5](crate::rules#u5)).
 ///
 /// Cheap to clone: clones share one record. Use it through
 /// [`Elicitor`](super::Elicitor), which supplies the connection and the user.
 ///
+/// # Where the state is
+///
+/// Each elicitation is a [`UrlEntry`] in a [`Store`], under its `elicitationId`:
+/// a [`MemoryStore`] by default, or the store given to [`with_store`](Self::with_store),
+/// which several instances of an agent can share. Every change of an entry is one
+/// atomic operation of the store: an id is recorded only if it is new
+/// ([`insert_new`](Store::insert_new), [U4](crate::rules#u4)), and a response,
+/// completion or forget replaces the entry only if it is still the one that was checked
+/// ([`compare_and_swap`](Store::compare_and_swap)), so that two instances racing on one
+/// elicitation cannot both complete it ([U5](crate::rules#u5)). A store that fails
+/// refuses the operation ([`RegistryError::Store`], [`CompletionError::Store`]); it never
+/// passes for a success.
+///
+/// What concerns this process's connections stays in the registry itself: which
+/// elicitations of each connection are outstanding (for
+/// [`RegistryLimits::max_outstanding_per_connection`] and
+/// [`Elicitor::disconnect`](super::Elicitor::disconnect)) and which finished here
+/// most recently (for [`RegistryLimits::max_finished`]). An elicitation another
+/// instance finished still counts here until this connection reaches its limit: then
+/// the registry reads the store again and frees the places of those that are no
+/// longer outstanding.
+///
 /// # Threads
 ///
-/// The record sits behind a mutex, held only for a lookup and an update; the
-/// operating system's random source, the one call that may block, is read before
-/// taking it. A
-/// registry is shared by the connections of an agent, which are served concurrently;
-/// an `&mut self` API would force every agent to wrap it in a lock of its own. A
-/// poisoned lock is recovered: every update is a single insert, remove or state
-/// change, so a panic elsewhere cannot leave the record half-changed.
-#[derive(Debug, Clone, Default)]
+/// The local record sits behind a mutex, held only for a lookup and an update, never
+/// while the store or the operating system's random source is called. A registry is
+/// shared by the connections of an agent, which are served concurrently; an
+/// `&mut self` API would force every agent to wrap it in a lock of its own. A poisoned
+/// lock is recovered: every update is a single insert or remove, so a panic elsewhere
+/// cannot leave the record half-changed.
+#[derive(Debug, Clone)]
 pub struct UrlRegistry {
-    inner: Arc<Mutex<Record>>,
-}
-
-#[derive(Debug, Default)]
-struct Record {
+    store: Arc<dyn Store<UrlEntry>>,
     limits: RegistryLimits,
-    entries: HashMap<String, Entry>,
-    outstanding: HashMap<ConnectionId, usize>,
-    /// Finished ids, oldest first, for eviction.
-    finished: VecDeque<String>,
+    local: Arc<Mutex<Local>>,
 }
 
-#[derive(Debug)]
-struct Entry {
-    connection: ConnectionId,
-    user: Option<UserId>,
-    state: UrlState,
+/// What this instance knows of its own connections.
+#[derive(Debug, Default)]
+struct Local {
+    /// Per connection, the ids issued here that are outstanding as far as this
+    /// instance knows.
+    outstanding: HashMap<ConnectionId, HashSet<String>>,
+    /// Ids finished here, oldest first, with their connection, for eviction.
+    finished: VecDeque<(String, ConnectionId)>,
 }
 
 /// 128 bits: [U4](crate::rules#u4) asks for uniqueness, [S6](crate::rules#s6) for ids nobody can guess.
@@ -239,41 +337,75 @@ const ID_BYTES: usize = 16;
 /// generator, not bad luck.
 const ID_ATTEMPTS: usize = 4;
 
+/// Tries at replacing an entry that other writers keep changing. Each change is a
+/// step forward (an elicitation has at most three states in its life), so losing
+/// this many races in a row means a store that does not keep what it is given.
+const CAS_ATTEMPTS: usize = 8;
+
+/// The cause of a [`StoreError`] when [`CAS_ATTEMPTS`] were lost.
+const KEPT_CHANGING: &str =
+    "the stored URL elicitation kept changing: every compare-and-swap was lost";
+
+impl Default for UrlRegistry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl UrlRegistry {
-    /// An empty registry with [`RegistryLimits::DEFAULT`].
+    /// An empty registry with [`RegistryLimits::DEFAULT`], in a [`MemoryStore`] of its
+    /// own.
     pub fn new() -> Self {
         Self::with_limits(RegistryLimits::DEFAULT)
     }
 
-    /// An empty registry with these limits.
+    /// An empty registry with these limits, in a [`MemoryStore`] of its own.
     pub fn with_limits(limits: RegistryLimits) -> Self {
+        Self::with_store(MemoryStore::new(), limits)
+    }
+
+    /// A registry keeping its elicitations in `store`, for instance one that the
+    /// instances of an agent share. Each instance keeps its own count of its
+    /// connections' outstanding elicitations and of those it finished, within
+    /// `limits`; entries are read and changed in the store only.
+    ///
+    /// ```
+    /// use elicit_core::agent::{MemoryStore, RegistryLimits, UrlEntry, UrlRegistry};
+    ///
+    /// let store: MemoryStore<UrlEntry> = MemoryStore::new();
+    /// // Two instances of one agent, sharing the store.
+    /// let first = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
+    /// let second = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
+    /// assert!(store.is_empty());
+    /// # let _ = (first, second);
+    /// ```
+    pub fn with_store(store: impl Store<UrlEntry> + 'static, limits: RegistryLimits) -> Self {
         UrlRegistry {
-            inner: Arc::new(Mutex::new(Record {
-                limits,
-                ..Record::default()
-            })),
+            store: Arc::new(store),
+            limits,
+            local: Arc::new(Mutex::new(Local::default())),
         }
     }
 
     /// The limits.
     pub fn limits(&self) -> RegistryLimits {
-        self.lock().limits
+        self.limits
     }
 
-    /// How many URL elicitations of this connection are outstanding.
+    /// How many URL elicitations of this connection are outstanding, as far as this
+    /// instance knows (see [Where the state is](Self#where-the-state-is)).
     pub fn outstanding(&self, connection: ConnectionId) -> usize {
         self.lock()
             .outstanding
             .get(&connection)
-            .copied()
-            .unwrap_or(0)
+            .map_or(0, HashSet::len)
     }
 
-    fn lock(&self) -> MutexGuard<'_, Record> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> MutexGuard<'_, Local> {
+        self.local.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Mints an id, builds the request with it and records it as awaiting a response.
+    /// Mints an id, records it as awaiting a response and builds the request with it.
     pub(crate) fn register<E>(
         &self,
         connection: ConnectionId,
@@ -283,34 +415,134 @@ impl UrlRegistry {
     where
         E: From<RegistryError>,
     {
+        let entry = UrlEntry {
+            connection,
+            user,
+            state: UrlState::AwaitingResponse,
+        };
         for _ in 0..ID_ATTEMPTS {
             let id = mint_id().map_err(E::from)?;
-            let mut record = self.lock();
-            let limit = record.limits.max_outstanding_per_connection;
-            if record.outstanding.get(&connection).copied().unwrap_or(0) >= limit {
-                return Err(RegistryError::TooManyOutstanding { limit }.into());
-            }
             // U4: unique among this connection's outstanding ids; here, among every id
-            // the registry still knows, finished ones included.
-            if record.entries.contains_key(&id) {
+            // the store still holds, finished ones and other instances' included.
+            if !self
+                .store
+                .insert_new(&id, entry.clone())
+                .map_err(|error| E::from(RegistryError::Store(error)))?
+            {
                 continue;
             }
-            let request = build(id.clone())?;
-            record.entries.insert(
-                id.clone(),
-                Entry {
-                    connection,
-                    user,
-                    state: UrlState::AwaitingResponse,
-                },
-            );
-            *record.outstanding.entry(connection).or_insert(0) += 1;
-            return Ok(PendingUrl {
-                elicitation_id: id,
-                request,
-            });
+            // Undone below by removing exactly what was inserted: nobody else knows the
+            // id yet. A store that fails then keeps an entry no one can complete.
+            if let Err(error) = self.count_outstanding(connection, &id) {
+                let _ = self.store.compare_and_swap(&id, &entry, None);
+                return Err(error.into());
+            }
+            return match build(id.clone()) {
+                Ok(request) => Ok(PendingUrl {
+                    elicitation_id: id,
+                    request,
+                }),
+                Err(error) => {
+                    self.uncount(connection, &id);
+                    let _ = self.store.compare_and_swap(&id, &entry, None);
+                    Err(error)
+                }
+            };
         }
         Err(RegistryError::RandomnessUnavailable("it kept repeating ids".to_owned()).into())
+    }
+
+    /// Counts `id` as outstanding on `connection`, within the limit. At the limit, the
+    /// connection's ids are read again from the store once: those another instance
+    /// finished or forgot free their places.
+    fn count_outstanding(&self, connection: ConnectionId, id: &str) -> Result<(), RegistryError> {
+        let limit = self.limits.max_outstanding_per_connection;
+        let counted = {
+            let mut local = self.lock();
+            let ids = local.outstanding.entry(connection).or_default();
+            if ids.len() < limit {
+                ids.insert(id.to_owned());
+                return Ok(());
+            }
+            ids.iter().cloned().collect::<Vec<_>>()
+        };
+        // A store that cannot answer frees nothing: the id stays counted.
+        let settled: Vec<String> = counted
+            .into_iter()
+            .filter(|counted| match self.store.get(counted) {
+                Ok(Some(entry)) => !entry.state.is_outstanding() || entry.connection != connection,
+                Ok(None) => true,
+                Err(_) => false,
+            })
+            .collect();
+        let mut local = self.lock();
+        let ids = local.outstanding.entry(connection).or_default();
+        for settled in &settled {
+            ids.remove(settled);
+        }
+        if ids.len() < limit {
+            ids.insert(id.to_owned());
+            return Ok(());
+        }
+        if ids.is_empty() {
+            local.outstanding.remove(&connection);
+        }
+        Err(RegistryError::TooManyOutstanding { limit })
+    }
+
+    /// No longer counts `id` as outstanding on `connection`.
+    fn uncount(&self, connection: ConnectionId, id: &str) {
+        let mut local = self.lock();
+        if let Some(ids) = local.outstanding.get_mut(&connection) {
+            ids.remove(id);
+            if ids.is_empty() {
+                local.outstanding.remove(&connection);
+            }
+        }
+    }
+
+    /// Removes the entry of `id` if `remove` says so of what is stored. Returns whether
+    /// this call removed it; a failing store removes nothing.
+    fn remove_entry(&self, id: &str, remove: impl Fn(&UrlEntry) -> bool) -> bool {
+        for _ in 0..CAS_ATTEMPTS {
+            let current = match self.store.get(id) {
+                Ok(Some(current)) if remove(&current) => current,
+                _ => return false,
+            };
+            match self.store.compare_and_swap(id, &current, None) {
+                Ok(true) => return true,
+                // Changed meanwhile: look again.
+                Ok(false) => {}
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+
+    /// The entry of `id` as stored, if it belongs to `connection` ([E5](crate::rules#e5)).
+    fn entry_of(&self, connection: ConnectionId, id: &str) -> Result<UrlEntry, CompletionError> {
+        let entry = self
+            .store
+            .get(id)
+            .map_err(CompletionError::Store)?
+            .ok_or(CompletionError::Unknown)?;
+        if entry.connection != connection {
+            return Err(CompletionError::ForeignConnection);
+        }
+        Ok(entry)
+    }
+
+    /// Replaces `current` with `new` in the store. `Ok(false)`: another writer got
+    /// there first, and every rule must be checked again.
+    fn replace(
+        &self,
+        id: &str,
+        current: &UrlEntry,
+        new: UrlEntry,
+    ) -> Result<bool, CompletionError> {
+        self.store
+            .compare_and_swap(id, current, Some(new))
+            .map_err(CompletionError::Store)
     }
 
     /// See [`Elicitor::record_response`](super::Elicitor::record_response).
@@ -320,29 +552,40 @@ impl UrlRegistry {
         id: &str,
         response: &ElicitationResponse,
     ) -> Result<UrlOutcome, CompletionError> {
-        let mut record = self.lock();
-        let entry = record.entry_of(connection, id)?;
-        match entry.state {
-            UrlState::Declined | UrlState::Cancelled => {
-                return Err(CompletionError::Closed { state: entry.state })
+        for _ in 0..CAS_ATTEMPTS {
+            let entry = self.entry_of(connection, id)?;
+            match entry.state {
+                UrlState::Declined | UrlState::Cancelled => {
+                    return Err(CompletionError::Closed { state: entry.state })
+                }
+                // The external interaction may finish before the response arrives; the
+                // response still says what the user chose, and the state stays final.
+                UrlState::Completed => {
+                    return UrlOutcome::from_response(response)
+                        .map_err(CompletionError::UnknownAction)
+                }
+                UrlState::AwaitingResponse | UrlState::Consented => {}
             }
-            // The external interaction may finish before the response arrives; the
-            // response still says what the user chose, and the state stays final.
-            UrlState::Completed => {
-                return UrlOutcome::from_response(response).map_err(CompletionError::UnknownAction)
+            // R5: an unknown action is not consent; nothing changes.
+            let outcome =
+                UrlOutcome::from_response(response).map_err(CompletionError::UnknownAction)?;
+            let state = match outcome {
+                // U2: consent, not completion.
+                UrlOutcome::Consented => UrlState::Consented,
+                UrlOutcome::Declined => UrlState::Declined,
+                UrlOutcome::Cancelled => UrlState::Cancelled,
+            };
+            if state == entry.state {
+                return Ok(outcome);
             }
-            UrlState::AwaitingResponse | UrlState::Consented => {}
+            if self.replace(id, &entry, entry.with_state(state))? {
+                if !state.is_outstanding() {
+                    self.finished(connection, id);
+                }
+                return Ok(outcome);
+            }
         }
-        // R5: an unknown action is not consent; nothing changes.
-        let outcome =
-            UrlOutcome::from_response(response).map_err(CompletionError::UnknownAction)?;
-        match outcome {
-            // U2: consent, not completion.
-            UrlOutcome::Consented => entry.state = UrlState::Consented,
-            UrlOutcome::Declined => record.finish(id, UrlState::Declined),
-            UrlOutcome::Cancelled => record.finish(id, UrlState::Cancelled),
-        }
-        Ok(outcome)
+        Err(CompletionError::Store(StoreError::new(KEPT_CHANGING)))
     }
 
     /// See [`Elicitor::complete`](super::Elicitor::complete).
@@ -352,98 +595,99 @@ impl UrlRegistry {
         id: &str,
         user: Option<&UserId>,
     ) -> Result<CompleteElicitation, CompletionError> {
-        let mut record = self.lock();
-        let entry = record.entry_of(connection, id)?;
-        // S6: the same user, or no user on both sides where there is no
-        // authentication.
-        if entry.user.as_ref() != user {
-            return Err(CompletionError::UserMismatch);
-        }
-        match entry.state {
-            UrlState::Completed => return Err(CompletionError::AlreadyCompleted),
-            UrlState::Declined | UrlState::Cancelled => {
-                return Err(CompletionError::Closed { state: entry.state })
+        for _ in 0..CAS_ATTEMPTS {
+            let entry = self.entry_of(connection, id)?;
+            // S6: the same user, or no user on both sides where there is no
+            // authentication.
+            if entry.user.as_ref() != user {
+                return Err(CompletionError::UserMismatch);
             }
-            // A completion may overtake the client's response (U2).
-            UrlState::AwaitingResponse | UrlState::Consented => {}
+            match entry.state {
+                UrlState::Completed => return Err(CompletionError::AlreadyCompleted),
+                UrlState::Declined | UrlState::Cancelled => {
+                    return Err(CompletionError::Closed { state: entry.state })
+                }
+                // A completion may overtake the client's response (U2).
+                UrlState::AwaitingResponse | UrlState::Consented => {}
+            }
+            // U5: of two writers racing here, one wins; the other reads `Completed`.
+            if self.replace(id, &entry, entry.with_state(UrlState::Completed))? {
+                self.finished(connection, id);
+                return Ok(CompleteElicitation::new(id));
+            }
         }
-        record.finish(id, UrlState::Completed);
-        Ok(CompleteElicitation::new(id))
+        Err(CompletionError::Store(StoreError::new(KEPT_CHANGING)))
     }
 
-    /// See [`Elicitor::url_state`](super::Elicitor::url_state).
+    /// See [`Elicitor::url_state`](super::Elicitor::url_state). `None` too when the
+    /// store fails.
     pub(crate) fn state(&self, connection: ConnectionId, id: &str) -> Option<UrlState> {
-        let record = self.lock();
-        let entry = record.entries.get(id)?;
+        let entry = self.store.get(id).ok()??;
         (entry.connection == connection).then_some(entry.state)
     }
 
-    /// See [`Elicitor::forget`](super::Elicitor::forget).
+    /// See [`Elicitor::forget`](super::Elicitor::forget). `false` too when the store
+    /// fails: the elicitation may still be there.
     pub(crate) fn forget(&self, connection: ConnectionId, id: &str) -> bool {
-        let mut record = self.lock();
-        let outstanding = match record.entries.get(id) {
-            Some(entry) if entry.connection == connection => entry.state.is_outstanding(),
-            _ => return false,
-        };
-        if !outstanding {
-            return false;
+        let forgotten = self.remove_entry(id, |entry| {
+            entry.connection == connection && entry.state.is_outstanding()
+        });
+        if forgotten {
+            self.uncount(connection, id);
         }
-        record.entries.remove(id);
-        record.decrement(connection);
-        true
+        forgotten
     }
 
-    /// See [`Elicitor::disconnect`](super::Elicitor::disconnect).
+    /// See [`Elicitor::disconnect`](super::Elicitor::disconnect). Removes from the
+    /// store the connection's elicitations this instance knows: those issued here that
+    /// are outstanding, and those finished here. Best effort: what a failing store
+    /// keeps stays there, bound to a connection that is gone.
     pub(crate) fn close_connection(&self, connection: ConnectionId) {
-        let mut record = self.lock();
-        record
-            .entries
-            .retain(|_, entry| entry.connection != connection);
-        record.outstanding.remove(&connection);
-        let Record {
-            entries, finished, ..
-        } = &mut *record;
-        finished.retain(|id| entries.contains_key(id));
-    }
-}
-
-impl Record {
-    /// The entry of `id`, if it belongs to `connection` ([E5](crate::rules#e5)).
-    fn entry_of(
-        &mut self,
-        connection: ConnectionId,
-        id: &str,
-    ) -> Result<&mut Entry, CompletionError> {
-        let entry = self.entries.get_mut(id).ok_or(CompletionError::Unknown)?;
-        if entry.connection != connection {
-            return Err(CompletionError::ForeignConnection);
-        }
-        Ok(entry)
-    }
-
-    /// Moves an outstanding elicitation to a final state, remembering it within
-    /// the limit.
-    fn finish(&mut self, id: &str, state: UrlState) {
-        let Some(entry) = self.entries.get_mut(id) else {
-            return;
+        let ids: Vec<String> = {
+            let mut local = self.lock();
+            let mut ids: Vec<String> = local
+                .outstanding
+                .remove(&connection)
+                .into_iter()
+                .flatten()
+                .collect();
+            local.finished.retain(|(id, of)| {
+                let keep = *of != connection;
+                if !keep {
+                    ids.push(id.clone());
+                }
+                keep
+            });
+            ids
         };
-        let connection = entry.connection;
-        entry.state = state;
-        self.decrement(connection);
-        self.finished.push_back(id.to_owned());
-        while self.finished.len() > self.limits.max_finished {
-            if let Some(oldest) = self.finished.pop_front() {
-                self.entries.remove(&oldest);
-            }
+        for id in ids {
+            self.remove_entry(&id, |entry| entry.connection == connection);
         }
     }
 
-    fn decrement(&mut self, connection: ConnectionId) {
-        if let Some(count) = self.outstanding.get_mut(&connection) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                self.outstanding.remove(&connection);
+    /// Bookkeeping after this instance moved `id` to a final state: it no longer counts
+    /// as outstanding, and it is remembered within the limit; the oldest finished
+    /// entries are removed from the store.
+    fn finished(&self, connection: ConnectionId, id: &str) {
+        let evicted: Vec<String> = {
+            let mut local = self.lock();
+            if let Some(ids) = local.outstanding.get_mut(&connection) {
+                ids.remove(id);
+                if ids.is_empty() {
+                    local.outstanding.remove(&connection);
+                }
             }
+            local.finished.push_back((id.to_owned(), connection));
+            let excess = local
+                .finished
+                .len()
+                .saturating_sub(self.limits.max_finished);
+            local.finished.drain(..excess).map(|(id, _)| id).collect()
+        };
+        // Only a finished entry is evicted: an outstanding one is never forgotten for
+        // lack of room.
+        for id in evicted {
+            self.remove_entry(&id, |entry| !entry.state.is_outstanding());
         }
     }
 }
@@ -481,10 +725,14 @@ mod tests {
     // covers: E5
     #[test]
     fn finished_entries_are_bounded() {
-        let registry = UrlRegistry::with_limits(RegistryLimits {
-            max_outstanding_per_connection: 8,
-            max_finished: 2,
-        });
+        let store = MemoryStore::new();
+        let registry = UrlRegistry::with_store(
+            store.clone(),
+            RegistryLimits {
+                max_outstanding_per_connection: 8,
+                max_finished: 2,
+            },
+        );
         let connection = ConnectionId::new();
         let mut ids = Vec::new();
         for _ in 0..5 {
@@ -504,7 +752,8 @@ mod tests {
         for id in &ids {
             registry.complete(connection, id, None).unwrap();
         }
-        assert_eq!(registry.lock().entries.len(), 2);
+        assert_eq!(store.len(), 2);
+        assert_eq!(registry.lock().finished.len(), 2);
         assert_eq!(registry.outstanding(connection), 0);
         // The oldest are forgotten, and still refused.
         assert_eq!(
@@ -515,5 +764,27 @@ mod tests {
             registry.complete(connection, &ids[4], None),
             Err(CompletionError::AlreadyCompleted)
         );
+    }
+
+    // covers: U4, D12
+    #[test]
+    fn a_request_that_cannot_be_built_leaves_nothing() {
+        let store = MemoryStore::new();
+        let registry = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
+        let connection = ConnectionId::new();
+        let mut seen = None;
+        let error = registry
+            .register(connection, None, |id| {
+                // Recorded before the request is built: the id is taken.
+                assert!(store.get(&id).unwrap().is_some());
+                seen = Some(id);
+                Err(crate::agent::ElicitError::NullRequestId)
+            })
+            .unwrap_err();
+        assert_eq!(error, crate::agent::ElicitError::NullRequestId);
+        assert!(seen.is_some());
+        assert!(store.is_empty());
+        assert_eq!(registry.outstanding(connection), 0);
+        assert!(registry.lock().outstanding.is_empty());
     }
 }

@@ -73,7 +73,8 @@ pub async fn ask_url(
         Ok(UrlOutcome::Cancelled) => Ok(Elicited::Cancelled),
         Err(CompletionError::UnknownAction(_)) => Err(unknown_action(response.action().as_str())),
         // The agent forgot the elicitation while the client was answering
-        // (`Elicitor::disconnect`, `forget`): the answer has nowhere to go.
+        // (`Elicitor::disconnect`, `forget`), or the registry's store failed: the
+        // answer has nowhere to go.
         Err(error) => Err(AskError::transport(error)),
     }
 }
@@ -130,10 +131,10 @@ impl UrlConsent {
     /// interaction; it must be the user who started it ([S6](crate::rules#s6)), `None`
     /// only when the `Elicitor` has no user. Refused, with nothing sent, for another
     /// user ([`CompletionError::UserMismatch`]), a second completion
-    /// ([`CompletionError::AlreadyCompleted`]), or an elicitation the agent forgot
-    /// meanwhile. The registry records the completion before the notification is
-    /// written: if writing fails ([`CompleteError::Transport`]), the completion is
-    /// not repeated.
+    /// ([`CompletionError::AlreadyCompleted`]), an elicitation the agent forgot
+    /// meanwhile, or a registry whose store failed ([`CompletionError::Store`]). The
+    /// registry records the completion before the notification is written: if writing
+    /// fails ([`CompleteError::Transport`]), the completion is not repeated.
     pub fn complete(&self, user: Option<&UserId>) -> Result<(), CompleteError> {
         let done = self
             .elicitor

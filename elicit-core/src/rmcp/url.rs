@@ -56,7 +56,8 @@ impl PeerElicitor {
             // R5: an action elicit does not know is not consent.
             Err(CompletionError::UnknownAction(unknown)) => Err(unknown_action(&unknown.action)),
             // The id was forgotten meanwhile (`disconnect`, `forget`): the connection
-            // has given up on it, and the answer has nowhere to go.
+            // has given up on it, and the answer has nowhere to go. Or the registry's
+            // store failed: the answer could not be recorded.
             Err(other) => Err(AskError::transport(other)),
         }
     }
@@ -82,7 +83,7 @@ impl PeerElicitor {
     /// started it ([S6](crate::rules#s6)). Refused, with nothing sent, for an id this
     /// connection did not issue (another connection's included,
     /// [E5](crate::rules#e5)), another user, one already completed, declined or
-    /// cancelled.
+    /// cancelled, and when the registry's store fails.
     pub async fn complete(
         &self,
         elicitation_id: &str,
