@@ -3,7 +3,8 @@
 //! `cargo mutants -p elicit-core` finds them without help:
 //!
 //! - `registry`: the agent's record of URL elicitations (`agent/registry.rs`): bound
-//!   to connection and user, completed once, bounded (E5, S6, U2, U4, U5, D12).
+//!   to connection and user, completed once, bounded (E5, S6, U2, U4, U5, D12), also
+//!   across instances sharing one `Store`, and refused when the store fails.
 //! - `elicitor`: what an agent asks through (`agent/elicitor.rs`): undeclared modes,
 //!   secrets, links, unsafe URLs and null request ids are refused (C7, F5–F7, S1, E3).
 //! - `url_check`: the agent's URL policy (`agent/url_check.rs`, S1, U3).

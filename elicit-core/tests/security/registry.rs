@@ -1,15 +1,18 @@
 //! `agent/registry.rs`: the agent's record of URL elicitations. Each is bound to the
 //! connection that sent it and the user who started it (E5, S6), completes once (U5),
 //! keeps consent apart from completion (U2), has an unguessable id unique among the
-//! outstanding ones (U4), and memory stays bounded (D12).
+//! outstanding ones (U4), and memory stays bounded (D12). The same holds for instances
+//! of an agent sharing one `Store`, and a store that fails or keeps changing never
+//! passes for a success.
 
 use std::collections::HashSet;
 use std::error::Error as _;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use elicit_core::agent::{
-    CompletionError, ConnectionId, ElicitError, Elicitor, RegistryError, RegistryLimits,
-    UrlOutcome, UrlRegistry, UrlState, UserId,
+    CompletionError, ConnectionId, ElicitError, Elicitor, MemoryStore, RegistryError,
+    RegistryLimits, Store, StoreError, UrlEntry, UrlOutcome, UrlRegistry, UrlState, UserId,
 };
 use elicit_core::protocol::{
     CompleteElicitation, ElicitationCapabilities, ElicitationResponse, Mode, Scope,
@@ -715,4 +718,404 @@ fn registry_errors_say_why_and_become_the_elicitors() {
         ElicitError::from(full.clone()).to_string(),
         full.to_string()
     );
+}
+
+/// A store over a `MemoryStore` that can fail every call, or only `get`, and can lose
+/// the next compare-and-swaps (answer `false` and change nothing), as if another
+/// instance had got there first. Clones share everything.
+#[derive(Debug, Clone, Default)]
+struct Flaky {
+    inner: MemoryStore<UrlEntry>,
+    failing: Arc<AtomicBool>,
+    failing_gets: Arc<AtomicBool>,
+    losses: Arc<AtomicUsize>,
+    swaps: Arc<AtomicUsize>,
+}
+
+impl Flaky {
+    fn fail(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    fn fail_gets(&self, failing: bool) {
+        self.failing_gets.store(failing, Ordering::SeqCst);
+    }
+
+    /// Loses the next `losses` compare-and-swaps.
+    fn lose(&self, losses: usize) {
+        self.losses.store(losses, Ordering::SeqCst);
+    }
+
+    /// How many compare-and-swaps were asked for, lost ones included.
+    fn swaps(&self) -> usize {
+        self.swaps.load(Ordering::SeqCst)
+    }
+
+    fn check(&self, flag: &AtomicBool) -> Result<(), StoreError> {
+        if flag.load(Ordering::SeqCst) {
+            Err(StoreError::new("the database is down"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Store<UrlEntry> for Flaky {
+    fn insert_new(&self, key: &str, value: UrlEntry) -> Result<bool, StoreError> {
+        self.check(&self.failing)?;
+        self.inner.insert_new(key, value)
+    }
+
+    fn get(&self, key: &str) -> Result<Option<UrlEntry>, StoreError> {
+        self.check(&self.failing)?;
+        self.check(&self.failing_gets)?;
+        self.inner.get(key)
+    }
+
+    fn compare_and_swap(
+        &self,
+        key: &str,
+        current: &UrlEntry,
+        new: Option<UrlEntry>,
+    ) -> Result<bool, StoreError> {
+        self.check(&self.failing)?;
+        self.swaps.fetch_add(1, Ordering::SeqCst);
+        if self
+            .losses
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+        {
+            return Ok(false);
+        }
+        self.inner.compare_and_swap(key, current, new)
+    }
+}
+
+/// Two instances of one agent sharing `store`, each with these limits.
+fn two_instances(
+    store: &MemoryStore<UrlEntry>,
+    limits: RegistryLimits,
+) -> (UrlRegistry, UrlRegistry) {
+    (
+        UrlRegistry::with_store(store.clone(), limits),
+        UrlRegistry::with_store(store.clone(), limits),
+    )
+}
+
+/// The elicitor of `elicitor`'s connection and user, on another registry (another
+/// instance of the agent).
+fn through(registry: &UrlRegistry, elicitor: &Elicitor) -> Elicitor {
+    let mut other = Elicitor::new(url_caps(), elicitor.connection()).with_registry(registry);
+    other.set_user(elicitor.user().cloned());
+    other
+}
+
+// covers: E5, S6, U4, U5
+#[test]
+fn instances_sharing_a_store_complete_once_on_the_right_connection_and_user() {
+    let store = MemoryStore::new();
+    let (first, second) = two_instances(&store, RegistryLimits::DEFAULT);
+    let a = on(&first, Some(alice()));
+    let id = send(&a);
+    assert_eq!(store.len(), 1);
+    let a_on_second = through(&second, &a);
+    // The second instance reads the elicitation from the store.
+    assert_eq!(a_on_second.url_state(&id), Some(UrlState::AwaitingResponse));
+    // On a connection the second instance does not know, it is another connection's.
+    let stranger = on(&second, Some(alice()));
+    assert_eq!(
+        stranger.complete(&id, Some(&alice())),
+        Err(CompletionError::ForeignConnection)
+    );
+    assert_eq!(
+        stranger.record_response(&id, &accept()),
+        Err(CompletionError::ForeignConnection)
+    );
+    assert_eq!(stranger.url_state(&id), None);
+    assert!(!stranger.forget(&id));
+    // Another user, even on the right connection.
+    assert_eq!(
+        a_on_second.complete(&id, Some(&bob())),
+        Err(CompletionError::UserMismatch)
+    );
+    // Consent recorded by one instance is seen by the other (U2).
+    assert_eq!(
+        a_on_second.record_response(&id, &accept()),
+        Ok(UrlOutcome::Consented)
+    );
+    assert_eq!(a.url_state(&id), Some(UrlState::Consented));
+    // Completed once, through either instance (U5).
+    assert_eq!(
+        a_on_second.complete(&id, Some(&alice())),
+        Ok(CompleteElicitation::new(id.clone()))
+    );
+    assert_eq!(
+        a.complete(&id, Some(&alice())),
+        Err(CompletionError::AlreadyCompleted)
+    );
+    assert_eq!(
+        a_on_second.complete(&id, Some(&alice())),
+        Err(CompletionError::AlreadyCompleted)
+    );
+    assert_eq!(a.url_state(&id), Some(UrlState::Completed));
+    assert!(!a.forget(&id));
+    assert_eq!(store.len(), 1);
+    // Ids are unique over the shared store (U4): no instance reuses a known one.
+    let ids: HashSet<String> = (0..20)
+        .map(|n| send(if n % 2 == 0 { &a } else { &stranger }))
+        .collect();
+    assert_eq!(ids.len(), 20);
+    assert!(!ids.contains(&id));
+}
+
+// covers: E5, U4, D12
+#[test]
+fn an_instance_frees_the_places_another_instance_finished_at_its_limit() {
+    let store = MemoryStore::new();
+    let (first, second) = two_instances(
+        &store,
+        RegistryLimits {
+            max_outstanding_per_connection: 2,
+            max_finished: 16,
+        },
+    );
+    let a = on(&first, Some(alice()));
+    let a_on_second = through(&second, &a);
+    let completed = send(&a);
+    let forgotten = send(&a);
+    assert_eq!(first.outstanding(a.connection()), 2);
+    assert_eq!(store.len(), 2);
+    // The other instance finishes one and forgets the other; this one does not know yet.
+    a_on_second.complete(&completed, Some(&alice())).unwrap();
+    assert!(a_on_second.forget(&forgotten));
+    assert_eq!(first.outstanding(a.connection()), 2);
+    // At the limit, it reads the store again: both places are free.
+    let third = send(&a);
+    assert_eq!(first.outstanding(a.connection()), 1);
+    let fourth = send(&a);
+    assert_eq!(first.outstanding(a.connection()), 2);
+    // Those are really outstanding: still refused, and nothing left in the store.
+    let before = store.len();
+    assert_eq!(
+        a.url(Scope::session("s1"), "m", URL).unwrap_err(),
+        ElicitError::TooManyOutstanding { limit: 2 }
+    );
+    assert_eq!(store.len(), before);
+    assert_eq!(first.outstanding(a.connection()), 2);
+    // A declined one frees its place the same way.
+    assert_eq!(
+        a_on_second.record_response(&third, &ElicitationResponse::decline()),
+        Ok(UrlOutcome::Declined)
+    );
+    let fifth = send(&a);
+    assert_eq!(a.url_state(&fifth), Some(UrlState::AwaitingResponse));
+    assert_eq!(a.url_state(&fourth), Some(UrlState::AwaitingResponse));
+    // A disconnect removes from the store what this instance knows of the connection.
+    a.disconnect();
+    assert_eq!(first.outstanding(a.connection()), 0);
+    assert_eq!(a.url_state(&fourth), None);
+    assert_eq!(a.url_state(&fifth), None);
+}
+
+// covers: E5, U4, D12
+#[test]
+fn a_store_that_cannot_be_read_frees_no_place() {
+    let store = Flaky::default();
+    let first = UrlRegistry::with_store(
+        store.clone(),
+        RegistryLimits {
+            max_outstanding_per_connection: 1,
+            max_finished: 16,
+        },
+    );
+    let second = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
+    let a = on(&first, None);
+    let id = send(&a);
+    through(&second, &a).complete(&id, None).unwrap();
+    store.fail_gets(true);
+    // Whether the place is free cannot be read: it stays taken, and the refused
+    // elicitation is not left in the store.
+    assert_eq!(
+        a.url(Scope::session("s1"), "m", URL).unwrap_err(),
+        ElicitError::TooManyOutstanding { limit: 1 }
+    );
+    assert_eq!(store.inner.len(), 1);
+    store.fail_gets(false);
+    let next = send(&a);
+    assert_eq!(a.url_state(&next), Some(UrlState::AwaitingResponse));
+}
+
+// covers: E5, S6, U5
+#[test]
+fn a_failing_store_refuses_everything_and_never_panics() {
+    let store = Flaky::default();
+    let registry = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
+    let a = on(&registry, Some(alice()));
+    let sent = send(&a);
+    store.fail(true);
+
+    // Nothing can be recorded, so nothing may be sent.
+    let error = a
+        .url(Scope::session("s1"), "Connect your calendar", URL)
+        .unwrap_err();
+    let ElicitError::Store(cause) = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(
+        error.to_string(),
+        "the URL elicitation could not be recorded"
+    );
+    let source = error.source().expect("the store error is the source");
+    assert_eq!(source.to_string(), cause.to_string());
+    assert_eq!(
+        source.source().map(ToString::to_string).as_deref(),
+        Some("the database is down")
+    );
+    assert_eq!(registry.outstanding(a.connection()), 1);
+
+    // Nothing can be completed or answered: a failing store is never a success.
+    let error = a.complete(&sent, Some(&alice())).unwrap_err();
+    assert!(matches!(error, CompletionError::Store(_)), "{error:?}");
+    assert!(error.source().is_some());
+    assert!(matches!(
+        a.record_response(&sent, &accept()),
+        Err(CompletionError::Store(_))
+    ));
+    assert!(matches!(
+        a.record_response(&sent, &ElicitationResponse::decline()),
+        Err(CompletionError::Store(_))
+    ));
+    assert!(matches!(
+        a.complete("no-such-id", None),
+        Err(CompletionError::Store(_))
+    ));
+    // What cannot be read is not known; what cannot be removed was not forgotten.
+    assert_eq!(a.url_state(&sent), None);
+    assert!(!a.forget(&sent));
+    assert_eq!(registry.outstanding(a.connection()), 1);
+
+    // Back up: nothing changed meanwhile.
+    store.fail(false);
+    assert_eq!(a.url_state(&sent), Some(UrlState::AwaitingResponse));
+    assert!(a.complete(&sent, Some(&alice())).is_ok());
+    assert_eq!(registry.outstanding(a.connection()), 0);
+
+    // A disconnect with a failing store forgets this instance's record, quietly.
+    let open = send(&a);
+    store.fail(true);
+    a.disconnect();
+    assert_eq!(registry.outstanding(a.connection()), 0);
+    store.fail(false);
+    assert_eq!(
+        store.inner.get(&open).unwrap().map(|e| e.state()),
+        Some(UrlState::AwaitingResponse)
+    );
+}
+
+// covers: U3, U4, U5
+#[test]
+fn store_errors_say_what_failed_and_keep_the_cause() {
+    let cause = StoreError::new("the database is down");
+    let registry_error = RegistryError::Store(cause.clone());
+    let elicit_error = ElicitError::from(registry_error.clone());
+    assert_eq!(elicit_error, ElicitError::Store(cause.clone()));
+    // The elicitor says the same thing the registry did; the store's error is the
+    // source of both, said once.
+    assert_eq!(elicit_error.to_string(), registry_error.to_string());
+    for error in [
+        &registry_error as &dyn std::error::Error,
+        &elicit_error,
+        &CompletionError::Store(cause.clone()),
+    ] {
+        let text = error.to_string();
+        assert!(!text.contains("database"), "{text}");
+        assert_eq!(
+            error.source().map(ToString::to_string),
+            Some(cause.to_string())
+        );
+    }
+    // Distinct from every other completion error.
+    let completion = CompletionError::Store(cause).to_string();
+    for other in [
+        CompletionError::Unknown,
+        CompletionError::ForeignConnection,
+        CompletionError::UserMismatch,
+        CompletionError::AlreadyCompleted,
+    ] {
+        assert_ne!(other.to_string(), completion);
+    }
+    assert_ne!(
+        registry_error.to_string(),
+        RegistryError::TooManyOutstanding { limit: 1 }.to_string()
+    );
+}
+
+// covers: U2, U5
+#[test]
+fn a_lost_race_is_retried_after_checking_again() {
+    let store = Flaky::default();
+    let registry = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
+    let a = on(&registry, Some(alice()));
+
+    let id = send(&a);
+    store.lose(1);
+    assert_eq!(a.record_response(&id, &accept()), Ok(UrlOutcome::Consented));
+    assert_eq!(a.url_state(&id), Some(UrlState::Consented));
+    store.lose(1);
+    assert_eq!(
+        a.complete(&id, Some(&alice())),
+        Ok(CompleteElicitation::new(id.clone()))
+    );
+    assert_eq!(a.url_state(&id), Some(UrlState::Completed));
+    assert_eq!(registry.outstanding(a.connection()), 0);
+    assert_eq!(
+        a.complete(&id, Some(&alice())),
+        Err(CompletionError::AlreadyCompleted)
+    );
+
+    let declined = send(&a);
+    store.lose(1);
+    assert_eq!(
+        a.record_response(&declined, &ElicitationResponse::decline()),
+        Ok(UrlOutcome::Declined)
+    );
+    assert_eq!(a.url_state(&declined), Some(UrlState::Declined));
+
+    let forgotten = send(&a);
+    store.lose(1);
+    assert!(a.forget(&forgotten));
+    assert_eq!(a.url_state(&forgotten), None);
+    assert_eq!(registry.outstanding(a.connection()), 0);
+}
+
+// covers: U5
+#[test]
+fn a_store_that_keeps_changing_is_an_error_not_a_loop() {
+    let store = Flaky::default();
+    let registry = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
+    let a = on(&registry, Some(alice()));
+    let id = send(&a);
+    store.lose(usize::MAX);
+
+    let before = store.swaps();
+    let error = a.complete(&id, Some(&alice())).unwrap_err();
+    let CompletionError::Store(cause) = &error else {
+        panic!("{error:?}")
+    };
+    let reason = cause.source().map(ToString::to_string).unwrap_or_default();
+    assert!(reason.contains("kept changing"), "{reason}");
+    // Retried, a bounded number of times.
+    let tries = store.swaps() - before;
+    assert!((2..=16).contains(&tries), "{tries}");
+
+    assert!(matches!(
+        a.record_response(&id, &accept()),
+        Err(CompletionError::Store(_))
+    ));
+    assert!(!a.forget(&id));
+    // Nothing changed.
+    assert_eq!(a.url_state(&id), Some(UrlState::AwaitingResponse));
+    assert_eq!(registry.outstanding(a.connection()), 1);
+    store.lose(0);
+    assert!(a.complete(&id, Some(&alice())).is_ok());
 }
