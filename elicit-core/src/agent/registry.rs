@@ -217,7 +217,8 @@ pub struct RegistryLimits {
     /// Most finished elicitations remembered, over all connections, so that a repeated
     /// completion is reported as [`CompletionError::AlreadyCompleted`] rather than
     /// [`CompletionError::Unknown`]. The oldest are forgotten first; a forgotten one is
-    /// still refused, as unknown.
+    /// still refused, as unknown. With a [`Store`] shared by several instances, each
+    /// counts and forgets those it finished itself.
     pub max_finished: usize,
 }
 

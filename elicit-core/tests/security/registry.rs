@@ -1095,6 +1095,7 @@ fn a_store_that_keeps_changing_is_an_error_not_a_loop() {
     let registry = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
     let a = on(&registry, Some(alice()));
     let id = send(&a);
+    assert_eq!(a.record_response(&id, &accept()), Ok(UrlOutcome::Consented));
     store.lose(usize::MAX);
 
     let before = store.swaps();
@@ -1109,13 +1110,45 @@ fn a_store_that_keeps_changing_is_an_error_not_a_loop() {
     assert!((2..=16).contains(&tries), "{tries}");
 
     assert!(matches!(
-        a.record_response(&id, &accept()),
+        a.record_response(&id, &ElicitationResponse::decline()),
         Err(CompletionError::Store(_))
     ));
+    // The same consent again needs no change, so no swap.
+    let before = store.swaps();
+    assert_eq!(a.record_response(&id, &accept()), Ok(UrlOutcome::Consented));
+    assert_eq!(store.swaps(), before);
     assert!(!a.forget(&id));
     // Nothing changed.
-    assert_eq!(a.url_state(&id), Some(UrlState::AwaitingResponse));
+    assert_eq!(a.url_state(&id), Some(UrlState::Consented));
     assert_eq!(registry.outstanding(a.connection()), 1);
     store.lose(0);
     assert!(a.complete(&id, Some(&alice())).is_ok());
+}
+
+// covers: U5, E5
+#[test]
+fn instances_racing_to_complete_one_id_complete_it_once() {
+    let store = MemoryStore::new();
+    let (first, second) = two_instances(&store, RegistryLimits::DEFAULT);
+    let a = on(&first, Some(alice()));
+    for _ in 0..20 {
+        let id = send(&a);
+        let racers: Vec<_> = [&first, &second, &first, &second]
+            .into_iter()
+            .map(|registry| {
+                let elicitor = through(registry, &a);
+                let id = id.clone();
+                std::thread::spawn(move || elicitor.complete(&id, Some(&alice())))
+            })
+            .collect();
+        let results: Vec<_> = racers.into_iter().map(|r| r.join().unwrap()).collect();
+        assert_eq!(
+            results.iter().filter(|r| r.is_ok()).count(),
+            1,
+            "{results:?}"
+        );
+        assert!(results
+            .iter()
+            .all(|r| matches!(r, Ok(_) | Err(CompletionError::AlreadyCompleted))));
+    }
 }
