@@ -189,7 +189,11 @@ impl Container {
                     let path = entry.string(cx).and_then(|s| parse_crate_path(cx, s));
                     set(cx, &mut c.krate, path);
                 }
-                "title" | "description" | "deny_unknown_fields" | "url_mode" => cx.error_spanned_by(
+                "url_mode" => cx.error_spanned_by(
+                    &entry.key,
+                    "`url_mode` applies to a form struct: it marks the whole form for the agent's own URL-mode page, and a select is only one of a form's fields",
+                ),
+                "title" | "description" | "deny_unknown_fields" => cx.error_spanned_by(
                     &entry.key,
                     format!(
                         "`{key}` applies to a form struct, not to an enum; a select field takes its title and description from the field that uses the enum"

@@ -217,7 +217,7 @@ fn a_submitted_page_hands_over_the_typed_value_once() {
         let csp = shown.header("content-security-policy").unwrap();
         assert!(csp.contains("default-src 'none'") && csp.contains("form-action 'self'"));
         assert_eq!(shown.header("cache-control"), Some("no-store"));
-        assert_eq!(shown.header("referrer-policy"), Some("no-referrer"));
+        assert_eq!(shown.header("referrer-policy"), Some("same-origin"));
         assert_eq!(shown.header("x-frame-options"), Some("DENY"));
         assert!(shown
             .body

@@ -26,19 +26,9 @@ const COOKIE: &str = "elicit_page";
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
                    frame-ancestors 'none'; base-uri 'none'";
 
-/// A readable page without a framework: a centred column, labels above inputs,
-/// errors in red beside their field, buttons told apart.
-const STYLE: &str = "\
-body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1d21}\
-main{max-width:40rem;margin:2rem auto;padding:1.5rem 2rem;background:#fff;border:1px solid #d5d8dd;border-radius:8px}\
-.elicit-header{margin-bottom:1rem}.elicit-agent{color:#4a4f57;margin:0}.elicit-message{font-size:1.15rem;font-weight:600}\
-.elicit-field{margin:0 0 1.1rem;border:0;padding:0}label,legend{display:block;font-weight:600;margin-bottom:.25rem}\
-fieldset label{font-weight:400;display:flex;gap:.5rem;align-items:center}\
-input[type=text],input[type=email],input[type=url],input[type=date],input[type=number],input[type=password]{width:100%;box-sizing:border-box;padding:.45rem .6rem;font:inherit;border:1px solid #9aa0a8;border-radius:4px}\
-input[aria-invalid=true]{border:2px solid #b3261e}.elicit-help,.elicit-hint{color:#4a4f57;font-size:.9rem;margin:.2rem 0}\
-.elicit-error{color:#b3261e;font-weight:600;margin:.2rem 0}.elicit-problems{border-left:4px solid #b3261e;padding:.25rem .75rem;margin-bottom:1rem;background:#fdf1f0}\
-.elicit-buttons{display:flex;gap:.75rem;margin-top:1.5rem}button{font:inherit;padding:.5rem 1.1rem;border-radius:4px;border:1px solid #5f6670;background:#fff;cursor:pointer}\
-button[value=accept]{background:#1a56db;border-color:#1a56db;color:#fff}";
+/// The page around the form (which brings its own style sheet): a centred card.
+const STYLE: &str = "body{margin:0;background:#f4f5f7;font:16px/1.5 system-ui,sans-serif;color:#1b1d21}\
+main{max-width:46rem;margin:2rem auto;padding:1.5rem 2rem;background:#fff;border:1px solid #d5d8dd;border-radius:8px}";
 
 pub(super) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
@@ -362,7 +352,7 @@ fn page(status: StatusCode, title: &'static str, body: &str) -> Response {
         (header::CONTENT_TYPE, "text/html; charset=utf-8"),
         (header::CONTENT_SECURITY_POLICY, CSP),
         (header::CACHE_CONTROL, "no-store"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        (header::REFERRER_POLICY, "same-origin"),
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
     ] {

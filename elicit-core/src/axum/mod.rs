@@ -26,8 +26,10 @@
 //! the address it listens on (DNS rebinding); a body that is not a urlencoded form or
 //! is larger than 64 KiB; any other path or method. Every page is sent with a content
 //! security policy that forbids scripts, frames and foreign form targets, and with
-//! `Cache-Control: no-store` and `Referrer-Policy: no-referrer`, so the token does not
-//! leak into caches or `Referer` headers.
+//! `Cache-Control: no-store` and `Referrer-Policy: same-origin`, so the token does not
+//! leak into caches or into the `Referer` of another site. (Not `no-referrer`: under
+//! it a browser sends `Origin: null` with the page's own form, which then could not be
+//! told from a sandboxed page's post.)
 //!
 //! The state of each token (its bindings, expiry, used-once mark) lives in a
 //! [`Store`], the storage interface of the [`UrlRegistry`](crate::agent::UrlRegistry)

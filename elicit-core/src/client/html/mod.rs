@@ -2,7 +2,8 @@
 //! (feature `html`).
 //!
 //! [`render`] turns a [`RequestedSchema`] (strictly or leniently parsed) into one
-//! self-contained `<form>` element: no script, no style sheet, no link. [`HtmlForm`]
+//! self-contained `<form>` element: no script, no link, no outside resource; its small
+//! style sheet ([`STYLESHEET`]) inline, which [`HtmlForm::stylesheet`] leaves out. [`HtmlForm`]
 //! sets what else the page shows and does: the agent asking and its message
 //! ([K1](crate::rules#k1), [K4](crate::rules#k4)), where the form posts, the button labels. [`parse_submission`] reads the
 //! `application/x-www-form-urlencoded` body the browser posts into content that passed
@@ -87,6 +88,17 @@
 //! - a number that does not parse is kept as text, so validation reports its type;
 //! - names that are not fields of the form are ignored ([D9](crate::rules#d9)).
 //!
+//! # Styling
+//!
+//! The form is readable as it is: its own [`STYLESHEET`] puts each label beside its
+//! input, help texts and errors under it, errors in red with an "Error:" prefix (which
+//! also reads without any style), and fills the accept button. To style it with the
+//! page's own CSS instead, turn it off with [`HtmlForm::stylesheet`]; the classes are
+//! `elicit-form`, `elicit-header` (`elicit-agent`, `elicit-message`, `elicit-title`,
+//! `elicit-description`), `elicit-problems`, `elicit-field` (with `data-kind`),
+//! `elicit-option`, `elicit-option-description`, `elicit-required`, `elicit-error`,
+//! `elicit-help`, `elicit-hint`, `elicit-unrenderable` and `elicit-actions`.
+//!
 //! # Escaping
 //!
 //! Every text from the agent (message, titles, descriptions, option titles and values,
@@ -100,7 +112,7 @@ mod markup;
 mod render;
 mod submit;
 
-pub use render::HtmlForm;
+pub use render::{HtmlForm, STYLESHEET};
 pub use submit::{Submission, SubmitAction};
 
 use crate::content::ValidationErrors;

@@ -1,4 +1,5 @@
-//! The form as HTML: one `<form>`, no script, no style sheet, every agent text escaped.
+//! The form as HTML: one `<form>`, no script, its own inline style sheet, every agent
+//! text escaped.
 
 use serde_json::Value;
 
@@ -44,6 +45,7 @@ pub struct HtmlForm<'s> {
     labels: [String; 3],
     browser_checks: bool,
     mask_secrets: bool,
+    stylesheet: bool,
     refill: Option<(Vec<Vec<String>>, Option<ValidationErrors>)>,
 }
 
@@ -59,6 +61,7 @@ impl<'s> HtmlForm<'s> {
             labels: ["Accept".into(), "Decline".into(), "Cancel".into()],
             browser_checks: false,
             mask_secrets: false,
+            stylesheet: true,
             refill: None,
         }
     }
@@ -122,6 +125,17 @@ impl<'s> HtmlForm<'s> {
         self
     }
 
+    /// Whether the form carries its own small style sheet ([`STYLESHEET`], on by
+    /// default) as a `<style>` element, so that it is readable and usable as it is:
+    /// labels beside their inputs, each error in red under its field, the accept
+    /// button told apart. Every rule is scoped to `.elicit-form`. Turn it off to style
+    /// the form with the page's own CSS (the classes are listed in the
+    /// [module documentation](super)).
+    pub fn stylesheet(mut self, on: bool) -> Self {
+        self.stylesheet = on;
+        self
+    }
+
     /// Shows each text field that asks for a secret (by its name, title or
     /// description, with the vocabulary of [`RequestedSchema::secret_findings`]) as a
     /// password input that the browser neither shows nor remembers
@@ -147,7 +161,8 @@ impl<'s> HtmlForm<'s> {
         self
     }
 
-    /// The HTML: one `<form>` element, self-contained (no script, no style, no link).
+    /// The HTML: one `<form>` element, self-contained (no script, no link, no outside
+    /// resource).
     pub fn render(&self) -> String {
         let mut m = Markup::new();
         m.open("form")
@@ -157,6 +172,9 @@ impl<'s> HtmlForm<'s> {
             .attr("accept-charset", "UTF-8")
             .flag("novalidate", !self.browser_checks)
             .close();
+        if self.stylesheet {
+            m.raw("<style>").raw(STYLESHEET).raw("</style>");
+        }
         self.header(&mut m);
         let errors = self.refill.as_ref().and_then(|(_, e)| e.as_ref());
         if let Some(errors) = errors {
@@ -401,6 +419,22 @@ impl<'s> HtmlForm<'s> {
                     .close();
             }
         }
+        // F3: the error right under what it is about, before the help texts; worded
+        // so that it reads as an error without styling too.
+        if !errors.is_empty() {
+            m.open("p")
+                .attr("class", "elicit-error")
+                .attr("id", &ids.error)
+                .close()
+                .raw("<strong>Error:</strong> ");
+            for (i, e) in errors.iter().enumerate() {
+                if i > 0 {
+                    m.raw("; ");
+                }
+                m.text(&error_text(e));
+            }
+            m.end("p");
+        }
         if let Some(description) = description {
             m.open("p")
                 .attr("class", "elicit-help")
@@ -416,19 +450,6 @@ impl<'s> HtmlForm<'s> {
                 .close()
                 .text(&hint)
                 .end("p");
-        }
-        if !errors.is_empty() {
-            m.open("p")
-                .attr("class", "elicit-error")
-                .attr("id", &ids.error)
-                .close();
-            for (i, e) in errors.iter().enumerate() {
-                if i > 0 {
-                    m.raw("; ");
-                }
-                m.text(&error_text(e));
-            }
-            m.end("p");
         }
         m.end(if group { "fieldset" } else { "div" });
     }
@@ -498,7 +519,9 @@ fn legend(m: &mut Markup, p: &Property) {
 }
 
 fn required_marker(m: &mut Markup, p: &Property) {
-    if p.is_required() {
+    // A required boolean is always answered (unticked is `false`): marking it
+    // "required" would read as "must be ticked".
+    if p.is_required() && !matches!(p.schema().kind(), PropertyKind::Boolean(_)) {
         m.raw(" ")
             .open("span")
             .attr("class", "elicit-required")
@@ -539,6 +562,42 @@ fn choices(options: &Options) -> Vec<(String, &str, Option<&str>)> {
             .collect(),
     }
 }
+
+/// The form's own style sheet ([`HtmlForm::stylesheet`]): plain CSS, every rule scoped
+/// to `.elicit-form`, no outside resource. Labels sit beside their inputs (above them
+/// on a narrow screen), help texts and errors under the input they are about, errors
+/// in red and bold, the accept button filled.
+pub const STYLESHEET: &str = "\
+.elicit-form{font:16px/1.5 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1b1d21;max-width:46rem}\
+.elicit-form p{margin:0}\
+.elicit-form .elicit-header{margin:0 0 1.25rem}\
+.elicit-form .elicit-agent{color:#4a4f57;font-size:.9rem}\
+.elicit-form .elicit-message{font-size:1.15rem;font-weight:600;margin:.35rem 0}\
+.elicit-form .elicit-title{font-weight:600}\
+.elicit-form .elicit-description{color:#33373d}\
+.elicit-form .elicit-problems{border-left:4px solid #b3261e;background:#fdf1f0;padding:.5rem .75rem;margin:0 0 1.25rem}\
+.elicit-form .elicit-field{display:grid;grid-template-columns:minmax(7rem,13rem) minmax(0,1fr);column-gap:1rem;row-gap:.2rem;align-items:baseline;margin:0 0 1.1rem;padding:0;border:0;min-width:0}\
+.elicit-form .elicit-field>*{grid-column:2}\
+.elicit-form .elicit-field>label:first-child{grid-column:1;font-weight:600}\
+.elicit-form fieldset.elicit-field{display:block}\
+.elicit-form fieldset.elicit-field>legend{float:left;width:13rem;margin-right:1rem;padding:0;font-weight:600}\
+.elicit-form fieldset.elicit-field>:not(legend){margin-left:14rem}\
+.elicit-form fieldset.elicit-field::after{content:'';display:block;clear:both}\
+.elicit-form .elicit-field[data-kind=boolean]>input[type=checkbox]{grid-column:2;grid-row:1;justify-self:start;margin:0}\
+.elicit-form .elicit-field[data-kind=boolean]>label{grid-column:2;grid-row:1;margin-left:1.6rem;font-weight:600}\
+.elicit-form .elicit-option{display:flex;gap:.5rem;align-items:baseline;margin:.1rem 0}\
+.elicit-form .elicit-option-description{display:block;color:#4a4f57;font-size:.9rem}\
+.elicit-form .elicit-required{color:#4a4f57;font-weight:400;font-size:.85rem}\
+.elicit-form input:not([type=checkbox]):not([type=radio]){width:100%;box-sizing:border-box;padding:.4rem .55rem;font:inherit;border:1px solid #8a9099;border-radius:4px;background:#fff}\
+.elicit-form [aria-invalid=true]{border-color:#b3261e;outline:1px solid #b3261e}\
+.elicit-form .elicit-help,.elicit-form .elicit-hint{color:#4a4f57;font-size:.9rem}\
+.elicit-form .elicit-error{color:#b3261e;font-weight:600}\
+.elicit-form .elicit-unrenderable{color:#8a4b00;font-weight:600}\
+.elicit-form .elicit-actions{display:flex;gap:.75rem;margin-top:1.5rem}\
+.elicit-form button{font:inherit;padding:.45rem 1.1rem;border-radius:4px;border:1px solid #5f6670;background:#fff;color:#1b1d21;cursor:pointer}\
+.elicit-form button[value=accept]{background:#1a56db;border-color:#1a56db;color:#fff}\
+.elicit-form button:disabled{opacity:.5;cursor:not-allowed}\
+@media (max-width:40rem){.elicit-form .elicit-field{display:block}.elicit-form fieldset.elicit-field>legend{float:none;width:auto}.elicit-form fieldset.elicit-field>:not(legend){margin-left:0}.elicit-form .elicit-field>*{margin-top:.2rem}}";
 
 /// Whether the property's name, title or description asks for a secret: the
 /// vocabulary of the form-mode lint ([F5](crate::rules#f5)).
