@@ -130,7 +130,9 @@ fn fields_come_in_the_agents_order_with_labels_descriptions_and_required_markers
     assert_eq!(label_of("elicit-f0"), "Name (required)");
     assert_eq!(label_of("elicit-f1"), "Email");
     assert_eq!(label_of("elicit-f2"), "site");
-    assert_eq!(label_of("elicit-f8"), "Confirm (required)");
+    // A required boolean is not marked: unticked is an answer (`false`), and
+    // "(required)" would read as "must be ticked".
+    assert_eq!(label_of("elicit-f8"), "Confirm");
     assert_eq!(
         text(field(&html, 9).select(&sel("legend")).next().unwrap()),
         "Strategy (required)"
@@ -728,7 +730,7 @@ fn shape(html: &Html) -> Vec<String> {
 /// The elements the renderer writes, and nothing else.
 const ELEMENTS: &[&str] = &[
     "html", "form", "div", "p", "strong", "bdi", "label", "input", "span", "fieldset", "legend",
-    "button", "code",
+    "button", "code", "style",
 ];
 
 // covers: S5, F7, E6
@@ -750,6 +752,9 @@ fn hostile_texts_stay_text_wherever_they_are() {
             // The parser sees exactly the elements and attributes of the benign form:
             // no element, attribute or breakout came from the text.
             assert_eq!(shape(&html), benign_shape, "{case}: {page}");
+            // The one style element is the crate's own style sheet, whole.
+            let styles: Vec<String> = html.select(&sel("style")).map(text).collect();
+            assert_eq!(styles, [elicit::client::html::STYLESHEET], "{case}");
             for e in html
                 .root_element()
                 .descendants()
@@ -940,4 +945,68 @@ fn a_form_mode_request_gives_its_form_with_its_message() {
         .refill(&submission)
         .render();
     assert!(parse(&again).select(&sel("input[type=checkbox]")).count() == 1);
+}
+
+// covers: F5, F6
+#[test]
+fn secrets_are_masked_and_never_written_back_when_asked() {
+    let schema = RequestedSchema::from_json(&json!({
+        "type": "object",
+        "properties": {
+            "api_key": { "type": "string", "description": "Your API key", "minLength": 8 },
+            "region": { "type": "string", "minLength": 2 }
+        },
+        "required": ["api_key", "region"]
+    }))
+    .unwrap();
+    // A client's form never asks for secrets: by default nothing is masked.
+    let plain = parse(&HtmlForm::new(&schema).render());
+    assert_eq!(
+        attr(input(&plain, "elicit-f0"), "type").as_deref(),
+        Some("text")
+    );
+
+    let body = b"f.api_key=short-1&f.region=x&elicit-action=accept";
+    let submission = Submission::parse(&schema, body);
+    let page = HtmlForm::new(&schema)
+        .mask_secrets(true)
+        .refill(&submission)
+        .render();
+    let html = parse(&page);
+    let key = input(&html, "elicit-f0");
+    assert_eq!(attr(key, "type").as_deref(), Some("password"));
+    assert_eq!(attr(key, "autocomplete").as_deref(), Some("off"));
+    // What was typed into the secret is not written back; the other field is.
+    assert_eq!(attr(key, "value"), None);
+    assert!(!page.contains("short-1"), "{page}");
+    let region = input(&html, "elicit-f1");
+    assert_eq!(attr(region, "type").as_deref(), Some("text"));
+    assert_eq!(attr(region, "value").as_deref(), Some("x"));
+    // Both errors are still shown beside their fields.
+    assert_eq!(html.select(&sel(".elicit-field .elicit-error")).count(), 2);
+}
+
+#[test]
+fn the_style_sheet_can_be_left_to_the_page() {
+    let schema = schema();
+    let with = parse(&render(&schema));
+    assert_eq!(with.select(&sel("form > style")).count(), 1);
+    let without = HtmlForm::new(&schema).stylesheet(false).render();
+    assert!(!without.contains("<style"), "{without}");
+    // Every rule of the style sheet is scoped to the form (or is a media query of
+    // such rules): it cannot restyle the page around it.
+    for rule in elicit::client::html::STYLESHEET
+        .split('}')
+        .filter(|r| !r.trim().is_empty())
+    {
+        // `selectors{declarations`, or `@media (…){selectors{declarations`.
+        let parts: Vec<&str> = rule.split('{').collect();
+        let selectors = parts[parts.len() - 2];
+        for selector in selectors.split(',') {
+            assert!(
+                selector.trim().starts_with(".elicit-form"),
+                "unscoped selector `{selector}`"
+            );
+        }
+    }
 }
