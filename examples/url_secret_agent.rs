@@ -92,8 +92,8 @@ async fn serve(page: SecurePage) -> agent_client_protocol::Result<()> {
                 async move |request: acp::InitializeRequest,
                             responder: Responder<acp::InitializeResponse>,
                             _cx: ConnectionTo<Client>| {
-                    // The page is plain HTTP on loopback: development only (S1), which
-                    // the policy must allow explicitly.
+                    // The page is plain HTTP on loopback: development only (S1). The
+                    // default policy allows it; said here so the dependency is visible.
                     let made =
                         Elicitor::new(ElicitationCapabilities::from(&request), ConnectionId::new())
                             .with_user(UserId::new(LOCAL_USER))

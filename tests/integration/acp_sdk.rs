@@ -33,6 +33,8 @@ use serde_json::{json, Value};
 
 use crate::common;
 
+mod secret;
+
 /// The bound on any one test's run. Generous: the machine is shared with builds.
 const WAIT: Duration = Duration::from_secs(60);
 
