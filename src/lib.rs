@@ -171,6 +171,43 @@
 //! they are declared ([D13](rules#d13)), and both fail with the same
 //! [`agent::AskError`].
 //!
+//! **A secret, on a page of your own.** An API key or a password must never be asked
+//! for in a form ([F5](rules#f5)): mark the form `#[elicit(url_mode)]` and, with
+//! features `axum` and `agent-client-protocol`, `ask_secret` serves it on the agent's own
+//! loopback page behind a one-time link, sends that link in URL mode, and returns the
+//! typed value the user entered there; the value never passes through the client
+//! ([U3](rules#u3)), and `elicitation/complete` is sent for you ([U5](rules#u5)):
+//!
+//! ```no_run
+//! # #[cfg(all(feature = "axum", feature = "agent-client-protocol"))]
+//! # mod example {
+//! use agent_client_protocol::v1::ConnectionTo;
+//! use agent_client_protocol::Client;
+//! use elicit::agent_client_protocol::ask_secret;
+//! use elicit::axum::SecurePage;
+//! use elicit::{Elicit, Elicited, Elicitor, Scope};
+//!
+//! #[derive(Elicit)]
+//! #[elicit(url_mode)]
+//! struct DeployKey {
+//!     /// The API key of your deploy account
+//!     #[elicit(min_length = 16)]
+//!     api_key: String,
+//! }
+//!
+//! // `page` is started once: `SecurePage::bind(([127, 0, 0, 1], 0)).await?`.
+//! async fn connect(cx: &ConnectionTo<Client>, elicitor: &Elicitor, page: &SecurePage) -> String {
+//!     let scope = Scope::session("session-1");
+//!     match ask_secret::<DeployKey>(cx, elicitor, page, scope, "Connect your account").await {
+//!         Ok(Elicited::Accepted(key)) => format!("a key of {} characters", key.api_key.len()),
+//!         Ok(Elicited::Declined | Elicited::Cancelled) => "not connected".to_owned(),
+//!         Err(error) => format!("could not ask: {error}"),
+//!     }
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
 //! # For client authors
 //!
 //! A client receives `elicitation/create` as JSON. [`client::check_request`] tells

@@ -961,10 +961,7 @@ fn secrets_are_masked_and_never_written_back_when_asked() {
     .unwrap();
     // A client's form never asks for secrets: by default nothing is masked.
     let plain = parse(&HtmlForm::new(&schema).render());
-    assert_eq!(
-        attr(input(&plain, "elicit-f0"), "type").as_deref(),
-        Some("text")
-    );
+    assert_eq!(attr(input(&plain, "elicit-f0"), "type"), Some("text"));
 
     let body = b"f.api_key=short-1&f.region=x&elicit-action=accept";
     let submission = Submission::parse(&schema, body);
@@ -974,14 +971,14 @@ fn secrets_are_masked_and_never_written_back_when_asked() {
         .render();
     let html = parse(&page);
     let key = input(&html, "elicit-f0");
-    assert_eq!(attr(key, "type").as_deref(), Some("password"));
-    assert_eq!(attr(key, "autocomplete").as_deref(), Some("off"));
+    assert_eq!(attr(key, "type"), Some("password"));
+    assert_eq!(attr(key, "autocomplete"), Some("off"));
     // What was typed into the secret is not written back; the other field is.
     assert_eq!(attr(key, "value"), None);
     assert!(!page.contains("short-1"), "{page}");
     let region = input(&html, "elicit-f1");
-    assert_eq!(attr(region, "type").as_deref(), Some("text"));
-    assert_eq!(attr(region, "value").as_deref(), Some("x"));
+    assert_eq!(attr(region, "type"), Some("text"));
+    assert_eq!(attr(region, "value"), Some("x"));
     // Both errors are still shown beside their fields.
     assert_eq!(html.select(&sel(".elicit-field .elicit-error")).count(), 2);
 }

@@ -33,7 +33,7 @@
 //!
 //! The state of each token (its bindings, expiry, used-once mark) lives in a
 //! [`Store`], the storage interface of the [`UrlRegistry`](crate::agent::UrlRegistry)
-//! too; [`MemoryStore`](crate::agent::MemoryStore) is the default. The value itself is
+//! too; [`MemoryStore`] is the default. The value itself is
 //! handed to the waiting task in memory and never stored.
 //!
 //! ```no_run
