@@ -521,3 +521,40 @@ fn a_url_mode_form_is_never_sent_as_a_form() {
     assert!(refused.to_string().contains("use URL mode"));
     const { assert!(DeployKey::URL_MODE) };
 }
+
+/// Closed pages are remembered within a bound, so the store does not grow forever; an
+/// older link is still refused, as not valid.
+#[test]
+fn closed_pages_are_forgotten_beyond_the_bound() {
+    run(async {
+        let store = MemoryStore::<PageTicket>::new();
+        let page = SecurePage::builder()
+            .store(store.clone())
+            .remember_used(2)
+            .bind(([127, 0, 0, 1], 0))
+            .await
+            .unwrap();
+        let mut paths = Vec::new();
+        for _ in 0..5 {
+            let (path, wait) = opened(&page).await;
+            drop(wait);
+            paths.push(path);
+        }
+        assert_eq!(store.len(), 2);
+        let addr = page.local_addr();
+        assert_eq!(http::open(addr, &paths[0], None).await.status, 404);
+        assert_eq!(http::open(addr, &paths[4], None).await.status, 410);
+        page.shutdown();
+    });
+}
+
+/// Shutting the server down ends the waits at once.
+#[test]
+fn a_shutdown_ends_the_waits() {
+    run(async {
+        let page = SecurePage::bind(([127, 0, 0, 1], 0)).await.unwrap();
+        let (_, wait) = opened(&page).await;
+        page.shutdown();
+        assert_eq!(wait.answer().await.unwrap_err(), PageError::Closed);
+    });
+}

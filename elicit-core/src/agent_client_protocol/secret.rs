@@ -36,6 +36,9 @@ use crate::typed::{Elicit, Elicited};
 /// submits it. Errors are those of [`ask_url`](super::ask_url), and
 /// [`AskError::Transport`] when the page's server stopped or its store failed.
 ///
+/// Runs within a tokio runtime (the page's server and its expiry timer are tokio's),
+/// as the SDK's own examples do.
+///
 /// The `Elicitor`'s URL policy must accept the page's loopback `http` address
 /// (`UrlPolicy::allow_loopback_http`), or the ask is refused before anything is sent
 /// ([S1](crate::rules#s1)).

@@ -76,7 +76,7 @@ mod handlers;
 mod ticket;
 
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::io;
 use std::marker::PhantomData;
@@ -99,6 +99,10 @@ pub use ticket::PageTicket;
 /// manager, short enough that a forgotten link is dead.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
 
+/// Used or expired tokens remembered by default, so that a replay is told "already
+/// used" rather than "not valid"; older ones are removed from the store.
+pub const DEFAULT_REMEMBER_USED: usize = 1024;
+
 /// Bytes of randomness in a token: 256 bits, twice what guessing needs ([S1](crate::rules#s1)).
 const TOKEN_BYTES: usize = 32;
 
@@ -114,6 +118,7 @@ pub struct SecurePage {
 #[must_use]
 pub struct SecurePageBuilder {
     ttl: Duration,
+    remember_used: usize,
     store: Arc<dyn Store<PageTicket>>,
     agent: Option<AgentIdentity>,
 }
@@ -123,8 +128,11 @@ pub(crate) struct Shared {
     host: String,
     addr: SocketAddr,
     ttl: Duration,
+    remember_used: usize,
     store: Arc<dyn Store<PageTicket>>,
     agent: Option<AgentIdentity>,
+    /// Tokens of this process's closed pages, oldest first, for removal from the store.
+    closed: Mutex<VecDeque<String>>,
     /// Forms waiting for a submission in this process, by token.
     waiting: Mutex<HashMap<String, Waiting>>,
     shutdown: Mutex<Option<oneshot::Sender<()>>>,
@@ -150,6 +158,15 @@ impl SecurePageBuilder {
     /// How long a link stays valid after [`PageLink::open`] (default [`DEFAULT_TTL`]).
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
+        self
+    }
+
+    /// How many closed pages' tokens stay in the store, marked used (default
+    /// [`DEFAULT_REMEMBER_USED`]): a replay of one of them is told the page was already
+    /// used; an older one is removed, and its link is then simply not valid. Either way
+    /// it is refused; the bound keeps the store's memory bounded.
+    pub fn remember_used(mut self, count: usize) -> Self {
+        self.remember_used = count;
         self
     }
 
@@ -194,7 +211,9 @@ impl SecurePageBuilder {
             host,
             addr,
             ttl: self.ttl,
+            remember_used: self.remember_used,
             store: self.store,
+            closed: Mutex::new(VecDeque::new()),
             agent: self.agent,
             waiting: Mutex::new(HashMap::new()),
             shutdown: Mutex::new(Some(stop)),
@@ -217,6 +236,7 @@ impl SecurePage {
     pub fn builder() -> SecurePageBuilder {
         SecurePageBuilder {
             ttl: DEFAULT_TTL,
+            remember_used: DEFAULT_REMEMBER_USED,
             store: Arc::new(MemoryStore::<PageTicket>::new()),
             agent: None,
         }
@@ -261,9 +281,11 @@ impl SecurePage {
         self.shared.lock_waiting().len()
     }
 
-    /// Stops the server. Links still open can no longer be submitted; their waits end
-    /// at their expiry.
+    /// Stops the server. Links still open can no longer be submitted, and their waits
+    /// end with [`PageError::Closed`].
     pub fn shutdown(&self) {
+        // Dropping the senders ends every wait of this process.
+        self.shared.lock_waiting().clear();
         if let Some(stop) = self
             .shared
             .shutdown
@@ -391,7 +413,8 @@ impl<T: Elicit + Send + 'static> PageWait<T> {
     /// [`Elicit::from_content`]) and the user the page was bound to, or `Declined` or
     /// `Cancelled` when the user pressed that button on the page. Ends with
     /// [`PageError::Expired`] when the link expires first, and
-    /// [`PageError::Closed`] when the server stopped.
+    /// [`PageError::Closed`] when the server stopped. Awaited within a tokio runtime
+    /// (its timer bounds the wait).
     pub async fn answer(mut self) -> Result<Elicited<Submitted<T>>, PageError> {
         let left = self
             .expires_at
@@ -428,6 +451,18 @@ impl<T> Drop for PageWait<T> {
                 let _ = shared
                     .store
                     .compare_and_swap(&self.token, &ticket, Some(ticket.used()));
+            }
+        }
+        // Remember it within the bound; forget the oldest from the store.
+        let oldest: Vec<String> = {
+            let mut closed = shared.closed.lock().unwrap_or_else(PoisonError::into_inner);
+            closed.push_back(self.token.clone());
+            let excess = closed.len().saturating_sub(shared.remember_used);
+            closed.drain(..excess).collect()
+        };
+        for token in oldest {
+            if let Ok(Some(ticket)) = shared.store.get(&token) {
+                let _ = shared.store.compare_and_swap(&token, &ticket, None);
             }
         }
     }
