@@ -558,3 +558,66 @@ fn a_shutdown_ends_the_waits() {
         assert_eq!(wait.answer().await.unwrap_err(), PageError::Closed);
     });
 }
+
+/// With the agent's own authentication, only the user who started the elicitation can
+/// see and submit the page, even holding the link and the browser's cookie.
+// covers: S6
+#[test]
+fn with_authentication_only_the_user_who_asked_can_use_the_page() {
+    run(async {
+        let page = SecurePage::builder()
+            .authenticate(|headers| {
+                headers
+                    .get("x-user")
+                    .and_then(|v| v.to_str().ok())
+                    .map(UserId::new)
+            })
+            .bind(([127, 0, 0, 1], 0))
+            .await
+            .unwrap();
+        let addr = page.local_addr();
+        let (path, wait) = opened(&page).await; // for alice
+        let as_user = |user: &'static str| ("X-User", user);
+
+        let anonymous = http::open(addr, &path, None).await;
+        assert_eq!(anonymous.status, 401, "{}", anonymous.body);
+        let mallory = http::request(addr, "GET", &path, &[as_user("mallory")], b"").await;
+        assert_eq!(mallory.status, 403);
+        // Refusals bind nothing: alice is still the first browser.
+        let alice = http::request(addr, "GET", &path, &[as_user("alice")], b"").await;
+        assert_eq!(alice.status, 200, "{}", alice.body);
+        let cookie = alice.cookie().unwrap();
+
+        let origin = format!("http://{addr}");
+        let post = |user: &'static str| {
+            let origin = origin.clone();
+            let cookie = cookie.clone();
+            let path = path.clone();
+            async move {
+                http::request(
+                    addr,
+                    "POST",
+                    &path,
+                    &[
+                        ("Origin", &origin),
+                        ("Sec-Fetch-Site", "same-origin"),
+                        ("Content-Type", "application/x-www-form-urlencoded"),
+                        ("Cookie", &cookie),
+                        as_user(user),
+                    ],
+                    GOOD.as_bytes(),
+                )
+                .await
+            }
+        };
+        // Mallory with alice's link and alice's cookie: refused.
+        assert_eq!(post("mallory").await.status, 403);
+        assert_eq!(page.waiting(), 1);
+        assert_eq!(post("alice").await.status, 200);
+        let Elicited::Accepted(submitted) = wait.answer().await.unwrap() else {
+            panic!("accepted")
+        };
+        assert_eq!(submitted.user(), Some(&UserId::new("alice")));
+        page.shutdown();
+    });
+}

@@ -66,6 +66,7 @@ async fn show(
 fn show_page(shared: &Shared, token: &str, headers: &HeaderMap) -> Result<Response, Refusal> {
     check_host(shared, headers)?;
     let mut ticket = live_ticket(shared, token)?;
+    check_user(shared, headers, &ticket)?;
     let mut set_cookie = None;
     // The first browser to open the page owns it; a second one is refused.
     loop {
@@ -150,6 +151,7 @@ fn submit_page(
         ));
     }
     let ticket = live_ticket(shared, token)?;
+    check_user(shared, headers, &ticket)?;
     match ticket.browser() {
         Some(bound) if cookie_matches(headers, bound) => {}
         _ => {
@@ -241,6 +243,25 @@ fn live_ticket(shared: &Shared, token: &str) -> Result<PageTicket, Refusal> {
         ));
     }
     Ok(ticket)
+}
+
+/// S6: with an authentication hook, the person at the browser must be the user who
+/// started the elicitation.
+fn check_user(shared: &Shared, headers: &HeaderMap, ticket: &PageTicket) -> Result<(), Refusal> {
+    let Some(authenticate) = &shared.authenticate else {
+        return Ok(());
+    };
+    match authenticate(headers) {
+        Some(user) if Some(&user) == ticket.user().as_ref() => Ok(()),
+        Some(_) => Err(Refusal(
+            StatusCode::FORBIDDEN,
+            "This page was opened for another user. Sign in as the user who asked the agent.",
+        )),
+        None => Err(Refusal(
+            StatusCode::UNAUTHORIZED,
+            "Sign in first: this page is for the user who asked the agent.",
+        )),
+    }
 }
 
 /// DNS rebinding: a page of another site, resolved to this address, sends its own

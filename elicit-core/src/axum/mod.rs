@@ -22,6 +22,8 @@
 //! What the page refuses, changing nothing: an unknown, expired or used token (the
 //! page is submitted once); a second browser opening a link already opened (the first
 //! visit binds the page to that browser with a `SameSite=Strict`, `HttpOnly` cookie);
+//! with [`SecurePageBuilder::authenticate`], a person the agent's own authentication
+//! does not recognise as the user who started the elicitation ([S6](crate::rules#s6));
 //! a `POST` that is not same-origin (`Origin`, `Sec-Fetch-Site`); a `Host` other than
 //! the address it listens on (DNS rebinding); a body that is not a urlencoded form or
 //! is larger than 64 KiB; any other path or method. Every page is sent with a content
@@ -117,13 +119,19 @@ pub struct SecurePage {
 /// Options of a [`SecurePage`]; [`SecurePage::bind`] uses the defaults.
 #[must_use]
 pub struct SecurePageBuilder {
+    authenticate: Option<Authenticate>,
     ttl: Duration,
     remember_used: usize,
     store: Arc<dyn Store<PageTicket>>,
     agent: Option<AgentIdentity>,
 }
 
+/// Who the person at the browser is, from the request's headers (a session cookie,
+/// a proxy's identity header), by the agent's own authentication.
+pub type Authenticate = Arc<dyn Fn(&axum::http::HeaderMap) -> Option<UserId> + Send + Sync>;
+
 pub(crate) struct Shared {
+    authenticate: Option<Authenticate>,
     origin: String,
     host: String,
     addr: SocketAddr,
@@ -158,6 +166,21 @@ impl SecurePageBuilder {
     /// How long a link stays valid after [`PageLink::open`] (default [`DEFAULT_TTL`]).
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
+        self
+    }
+
+    /// Checks on every request who the person at the browser is, with the agent's own
+    /// authentication (a session cookie it set at login, the identity header of an
+    /// authenticating proxy in front): the page is shown and accepted only for the user
+    /// the link was opened for ([S6](crate::rules#s6)), anyone else is refused (`403`,
+    /// or `401` when `authenticate` returns `None`). Without it, the page is bound to
+    /// the first browser that opens the link, and the elicitation is completed for the
+    /// user who started it.
+    pub fn authenticate(
+        mut self,
+        authenticate: impl Fn(&axum::http::HeaderMap) -> Option<UserId> + Send + Sync + 'static,
+    ) -> Self {
+        self.authenticate = Some(Arc::new(authenticate));
         self
     }
 
@@ -207,6 +230,7 @@ impl SecurePageBuilder {
         let host = addr.to_string();
         let (stop, stopped) = oneshot::channel::<()>();
         let shared = Arc::new(Shared {
+            authenticate: self.authenticate,
             origin: format!("http://{host}"),
             host,
             addr,
@@ -235,6 +259,7 @@ impl SecurePage {
     /// The options, starting from the defaults.
     pub fn builder() -> SecurePageBuilder {
         SecurePageBuilder {
+            authenticate: None,
             ttl: DEFAULT_TTL,
             remember_used: DEFAULT_REMEMBER_USED,
             store: Arc::new(MemoryStore::<PageTicket>::new()),
