@@ -940,3 +940,50 @@ async fn what_rmcp_s_typed_model_would_drop_reaches_a_2025_11_25_client() {
     assert_eq!(answer.unwrap(), Elicited::Cancelled);
     assert!(c.wire.creates()[0].contains(r#""description":"Small steps, each one reviewed""#));
 }
+
+// ---------------------------------------------------------------------------------------
+// A secret on the server's own page
+
+// covers: F6, U1, U2, U3, U5, M3, S6
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn a_secret_typed_on_the_servers_page_comes_back_typed_and_completes() {
+    use crate::url_page::{http, DeployKey};
+    use elicit::axum::SecurePage;
+
+    let page = SecurePage::bind(([127, 0, 0, 1], 0)).await.unwrap();
+    let c = connect(consenting_client(), Relay::default()).await;
+    let alice = UserId::new("alice");
+    let connection = PeerElicitor::new(c.peer()).with_user(alice.clone());
+    let asking = connection.ask_secret::<DeployKey>(&page, "Paste your deploy key");
+    let addr = page.local_addr();
+    let wire = &c.wire;
+    let browser = async {
+        eventually("the request", || !wire.creates().is_empty()).await;
+        let sent = parse(&wire.creates()[0]);
+        let url = sent["params"]["url"].as_str().unwrap().to_owned();
+        let path = url.strip_prefix(page.origin()).unwrap().to_owned();
+        let cookie = http::open(addr, &path, None).await.cookie().unwrap();
+        let body = "f.api_key=sk-live-0123456789&f.region=eu&elicit-action=accept";
+        assert_eq!(http::submit(addr, &path, &cookie, body).await.status, 200);
+        sent
+    };
+    let (answer, sent) = bounded("ask_secret", async { tokio::join!(asking, browser) }).await;
+    let Ok(Elicited::Accepted(key)) = answer else {
+        panic!("{answer:?}")
+    };
+    assert_eq!(key.api_key, "sk-live-0123456789");
+    assert_eq!(sent["params"]["mode"], "url");
+    let id = sent["params"]["elicitationId"].as_str().unwrap().to_owned();
+    eventually("the notification", || !c.handler.completed().is_empty()).await;
+    assert_eq!(c.handler.completed(), c.wire.completions());
+    assert_eq!(c.wire.completions(), [id]);
+    // U3: the key never crossed the MCP connection.
+    assert!(c
+        .wire
+        .creates()
+        .iter()
+        .all(|line| !line.contains("sk-live")));
+    c.wire.assert_valid();
+    page.shutdown();
+}

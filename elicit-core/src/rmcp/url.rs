@@ -62,6 +62,70 @@ impl PeerElicitor {
         }
     }
 
+    /// Asks the user for the form `T` on the server's own secure page (feature `axum`),
+    /// through a URL-mode elicitation, and returns the value typed there; the value
+    /// never passes through the client ([F6](crate::rules#f6), [U3](crate::rules#u3)).
+    /// The same as `agent_client_protocol::ask_secret` for MCP: a one-time link to
+    /// `page` is sent in URL mode, the page is bound to the new `elicitationId` and the
+    /// connection's user ([S6](crate::rules#s6)); on consent the submission is awaited
+    /// and `notifications/elicitation/complete` is sent ([U5](crate::rules#u5)).
+    ///
+    /// `Declined` or `Cancelled` when the user refused in the client or on the page,
+    /// `Cancelled` too when the page expired first; errors as [`ask_url`](Self::ask_url)'s,
+    /// and [`AskError::Transport`] when the page's server stopped or its store failed.
+    #[cfg(feature = "axum")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
+    pub async fn ask_secret<T: crate::typed::Elicit + Send + 'static>(
+        &self,
+        page: &crate::axum::SecurePage,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, AskError> {
+        let message = message.into();
+        let link = page
+            .link::<T>(message.clone())
+            .map_err(AskError::transport)?;
+        let pending = self.prepare_url(message, link.url())?;
+        // Forgets the elicitation however the ask ends before it completes.
+        let guard = UrlConsent {
+            elicitation_id: pending.elicitation_id().to_owned(),
+            connection: self.clone(),
+        };
+        let wait = link
+            .open(pending.elicitation_id(), self.elicitor.user())
+            .map_err(AskError::transport)?;
+        let response = self.send(pending.request()).await?;
+        match self
+            .elicitor
+            .record_response(guard.elicitation_id(), &response)
+        {
+            Ok(UrlOutcome::Consented) => {}
+            Ok(UrlOutcome::Declined) => return Ok(Elicited::Declined),
+            Ok(UrlOutcome::Cancelled) => return Ok(Elicited::Cancelled),
+            Err(CompletionError::UnknownAction(unknown)) => {
+                return Err(unknown_action(&unknown.action))
+            }
+            Err(other) => return Err(AskError::transport(other)),
+        }
+        let answer = match wait.answer().await {
+            Ok(answer) => answer,
+            Err(crate::axum::PageError::Expired) => return Ok(Elicited::Cancelled),
+            Err(error) => return Err(AskError::transport(error)),
+        };
+        let user = match &answer {
+            Elicited::Accepted(submitted) => submitted.user().cloned(),
+            Elicited::Declined | Elicited::Cancelled => self.elicitor.user().cloned(),
+        };
+        guard
+            .complete(user.as_ref())
+            .await
+            .map_err(AskError::transport)?;
+        Ok(match answer {
+            Elicited::Accepted(submitted) => Elicited::Accepted(submitted.into_value()),
+            Elicited::Declined => Elicited::Declined,
+            Elicited::Cancelled => Elicited::Cancelled,
+        })
+    }
+
     /// Registers a URL elicitation without sending it, for the `-32042` error of a
     /// tool that cannot proceed until the user went through it
     /// ([M4](crate::rules#m4), with [`url_elicitation_required`]). The same checks as
