@@ -703,8 +703,8 @@ fn report(path: &str) {
         for s in sizes {
             print!(" {s} |");
         }
-        println!(" exponent |");
-        println!("|{}", " --- |".repeat(sizes.len() + 2));
+        println!(" exponent (fit) | exponent (last two) |");
+        println!("|{}", " --- |".repeat(sizes.len() + 3));
         for (label, pat) in rows {
             let vals: Vec<Option<f64>> = sizes
                 .iter()
@@ -719,7 +719,11 @@ fn report(path: &str) {
             for v in &vals {
                 print!(" {} |", fmt_count(*v));
             }
-            println!(" {} |", fmt_exp(exponent(&pts)));
+            println!(
+                " {} | {} |",
+                fmt_exp(exponent(&pts)),
+                fmt_exp(exponent(&pts[pts.len().saturating_sub(2)..]))
+            );
         }
         for (label, a, b) in ratios {
             print!("| {label} |");
@@ -730,7 +734,7 @@ fn report(path: &str) {
                     fmt_ratio(get(&a.replace("{}", &s)), get(&b.replace("{}", &s)))
                 );
             }
-            println!(" |");
+            println!(" | |");
         }
         println!();
     };
