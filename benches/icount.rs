@@ -176,6 +176,12 @@ fn typed_schema<T: Elicit>(content: fn() -> Value) -> impl Fn() -> (Value, Value
     move || (T::requested_schema().to_json(), content())
 }
 
+/// The same object with its keys in reverse order.
+fn reversed(v: Value) -> Value {
+    let Value::Object(m) = v else { return v };
+    Value::Object(m.into_iter().rev().collect())
+}
+
 /// A titled single select (`oneOf`) or multi select (`items.anyOf`) with `k` options;
 /// the answer picks the last option(s), the worst place for a linear search.
 fn select(k: usize, multi: bool) -> (Value, Value) {
@@ -430,6 +436,27 @@ fn cases() -> Vec<Case> {
     mixed!(Mixed40, 40);
     mixed!(Mixed200, 200);
     mixed!(Mixed256, 256);
+    // The same answers with their keys in reverse order: the worst order for the walks
+    // that expect declaration order.
+    typed::<Mixed40>(
+        &mut cs,
+        "growth",
+        "reversed40",
+        || reversed(mixed_content(40)),
+        200,
+    );
+    case(
+        &mut cs,
+        "growth",
+        "reversed40_validate".into(),
+        200,
+        dynamic(Path::Validate, || {
+            (
+                Mixed40::requested_schema().to_json(),
+                reversed(mixed_content(40)),
+            )
+        }),
+    );
     for k in OPTION_COUNTS {
         for (multi, kind) in [(false, "single"), (true, "multi")] {
             for (path, label) in PATHS {
@@ -747,6 +774,32 @@ fn report(path: &str) {
     ];
     for (_, label) in PATHS {
         rows.push(r(label, &format!("mixed{{}}_{label}")));
+    }
+    if get("reversed40_validate").is_some() {
+        println!("### The 40-property mixed form, answer keys in declaration order and reversed\n");
+        println!("| path | in order | reversed | reversed ÷ in order |");
+        println!("| --- | --- | --- | --- |");
+        for (label, a, b) in [
+            ("`validate`", "mixed40_validate", "reversed40_validate"),
+            (
+                "`from_content`",
+                "mixed40_from_content",
+                "reversed40_from_content",
+            ),
+            (
+                "serde floor",
+                "mixed40_serde_floor",
+                "reversed40_serde_floor",
+            ),
+        ] {
+            println!(
+                "| {label} | {} | {} | {} |",
+                fmt_count(get(a)),
+                fmt_count(get(b)),
+                fmt_ratio(get(b), get(a))
+            );
+        }
+        println!();
     }
     series(
         "Growth: the format-free mixed form, instructions per operation",
