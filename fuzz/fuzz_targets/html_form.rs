@@ -13,7 +13,7 @@ use serde_json::Value;
 
 const ELEMENTS: &[&str] = &[
     "form", "div", "p", "strong", "bdi", "label", "input", "span", "fieldset", "legend",
-    "button", "code",
+    "button", "code", "style",
 ];
 
 fn assert_only_our_markup(page: &str) {
@@ -43,6 +43,12 @@ fuzz_target!(|data: &[u8]| {
         .message(agent)
         .render();
     assert_only_our_markup(&page);
+    // The agent's own page: secrets masked, no style sheet.
+    let masked = HtmlForm::new(&schema)
+        .mask_secrets(true)
+        .stylesheet(false)
+        .render();
+    assert_only_our_markup(&masked);
     if let Ok(content) = parse_submission(&schema, body.as_bytes()) {
         assert!(schema.validate(&content).is_ok(), "returned content validates (F3)");
     }
