@@ -11,7 +11,7 @@ use super::ask::exchange_watched;
 use super::cancel::Watch;
 use super::url::{ForgetOnDrop, UrlConsent};
 use crate::agent::{unknown_action, AskError, CompletionError, Elicitor, UrlOutcome};
-use crate::axum::{PageError, SecurePage};
+use crate::axum::{settle, SecurePage};
 use crate::protocol::Scope;
 use crate::typed::{Elicit, Elicited};
 
@@ -88,24 +88,13 @@ pub async fn ask_secret<T: Elicit + Send + 'static>(
         Either::Left((answer, _)) => answer,
         Either::Right(((), _)) => return Ok(Elicited::Cancelled),
     };
-    let answer = match answer {
-        Ok(answer) => answer,
-        Err(PageError::Expired) => return Ok(Elicited::Cancelled),
-        Err(error) => return Err(AskError::transport(error)),
+    let Some((user, answer)) = settle(answer, elicitor.user())? else {
+        return Ok(Elicited::Cancelled);
     };
     // The interaction is over: complete it, with the user the page was bound to.
     std::mem::forget(guard);
-    let consent = UrlConsent::new(connection, elicitor.clone(), elicitation_id.to_owned());
-    let user = match &answer {
-        Elicited::Accepted(submitted) => submitted.user().cloned(),
-        Elicited::Declined | Elicited::Cancelled => elicitor.user().cloned(),
-    };
-    consent
+    UrlConsent::new(connection, elicitor.clone(), elicitation_id.to_owned())
         .complete(user.as_ref())
         .map_err(AskError::transport)?;
-    Ok(match answer {
-        Elicited::Accepted(submitted) => Elicited::Accepted(submitted.into_value()),
-        Elicited::Declined => Elicited::Declined,
-        Elicited::Cancelled => Elicited::Cancelled,
-    })
+    Ok(answer)
 }

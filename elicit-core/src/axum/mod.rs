@@ -39,39 +39,33 @@
 //! handed to the waiting task in memory and never stored.
 //!
 //! ```no_run
-//! use elicit_core::axum::SecurePage;
 //! use elicit_core::agent::{ConnectionId, Elicitor, UrlPolicy, UserId};
-//! use elicit_core::{ElicitationCapabilities, Elicit, Scope};
-//! # use elicit_core::typed::Elicited;
+//! use elicit_core::axum::SecurePage;
+//! use elicit_core::{Elicit, ElicitationCapabilities, Elicited, Scope};
 //!
-//! # #[derive(Debug)] struct ApiKey { key: String }
-//! # impl Elicit for ApiKey {
-//! #     const URL_MODE: bool = true;
-//! #     fn requested_schema() -> &'static elicit_core::RequestedSchema { unimplemented!() }
-//! #     fn from_content(_: &serde_json::Value) -> Result<Self, elicit_core::ValidationErrors> { unimplemented!() }
-//! #     fn to_content(&self) -> serde_json::Value { unimplemented!() }
-//! # }
-//! // #[derive(Elicit)] #[elicit(url_mode)] struct ApiKey { key: String }
-//! # async fn run(capabilities: ElicitationCapabilities) -> Result<(), Box<dyn std::error::Error>> {
-//! let page = SecurePage::bind(([127, 0, 0, 1], 0)).await?;
-//! let alice = UserId::new("alice");
-//! let elicitor = Elicitor::new(capabilities, ConnectionId::new())
-//!     .with_user(alice.clone())
-//!     .with_url_policy(UrlPolicy::new().allow_loopback_http(true));
+//! // `ApiKey` is a form derived with `#[derive(Elicit)] #[elicit(url_mode)]`.
+//! async fn run<ApiKey: Elicit + Send + 'static>(
+//!     capabilities: ElicitationCapabilities,
+//! ) -> Result<(), Box<dyn std::error::Error>> {
+//!     let page = SecurePage::bind(([127, 0, 0, 1], 0)).await?;
+//!     let elicitor = Elicitor::new(capabilities, ConnectionId::new())
+//!         .with_user(UserId::new("alice"))
+//!         .with_url_policy(UrlPolicy::new().allow_loopback_http(true));
 //!
-//! let link = page.link::<ApiKey>("Paste the API key of your deploy account")?;
-//! let pending = elicitor.url(Scope::session("s1"), "Connect your deploy account", link.url())?;
-//! let wait = link.open(pending.elicitation_id(), elicitor.user())?;
-//! // … send `pending.request()` to the client, record its answer …
-//! match wait.answer().await? {
-//!     Elicited::Accepted(submitted) => {
-//!         let done = elicitor.complete(pending.elicitation_id(), submitted.user())?;
-//!         // … send `done` as `elicitation/complete`, then use the key:
-//!         let _key: ApiKey = submitted.into_value();
+//!     let link = page.link::<ApiKey>("Paste the API key of your deploy account")?;
+//!     let pending = elicitor.url(Scope::session("s1"), "Connect your deploy account", link.url())?;
+//!     let wait = link.open(pending.elicitation_id(), elicitor.user())?;
+//!     // … send `pending.request()` to the client, record its answer …
+//!     match wait.answer().await? {
+//!         Elicited::Accepted(submitted) => {
+//!             let done = elicitor.complete(pending.elicitation_id(), submitted.user())?;
+//!             // … send `done` as `elicitation/complete`, then use the key:
+//!             let _key: ApiKey = submitted.into_value();
+//!         }
+//!         Elicited::Declined | Elicited::Cancelled => { /* the user refused on the page */ }
 //!     }
-//!     Elicited::Declined | Elicited::Cancelled => { /* the user refused on the page */ }
+//!     Ok(())
 //! }
-//! # Ok(()) }
 //! ```
 
 mod handlers;
@@ -516,6 +510,31 @@ impl<T> Submitted<T> {
     pub fn user(&self) -> Option<&UserId> {
         self.user.as_ref()
     }
+}
+
+/// The user to complete an elicitation with, and the ask's answer.
+#[cfg(any(feature = "agent-client-protocol", feature = "rmcp_3"))]
+pub(crate) type Settled<T> = (Option<UserId>, Elicited<T>);
+
+/// How a page ended, for an SDK integration's `ask_secret` after the user's consent:
+/// `None` when the link expired (nothing to complete: the ask is `Cancelled`), else the
+/// user to complete the elicitation with (the page's binding for a value, the asker for
+/// a refusal on the page) and the ask's answer.
+#[cfg(any(feature = "agent-client-protocol", feature = "rmcp_3"))]
+pub(crate) fn settle<T>(
+    answer: Result<Elicited<Submitted<T>>, PageError>,
+    asker: Option<&UserId>,
+) -> Result<Option<Settled<T>>, crate::agent::AskError> {
+    Ok(Some(match answer {
+        Ok(Elicited::Accepted(submitted)) => {
+            let user = submitted.user;
+            (user, Elicited::Accepted(submitted.value))
+        }
+        Ok(Elicited::Declined) => (asker.cloned(), Elicited::Declined),
+        Ok(Elicited::Cancelled) => (asker.cloned(), Elicited::Cancelled),
+        Err(PageError::Expired) => return Ok(None),
+        Err(error) => return Err(crate::agent::AskError::transport(error)),
+    }))
 }
 
 /// Why a page could not be opened or answered.

@@ -106,24 +106,15 @@ impl PeerElicitor {
             }
             Err(other) => return Err(AskError::transport(other)),
         }
-        let answer = match wait.answer().await {
-            Ok(answer) => answer,
-            Err(crate::axum::PageError::Expired) => return Ok(Elicited::Cancelled),
-            Err(error) => return Err(AskError::transport(error)),
-        };
-        let user = match &answer {
-            Elicited::Accepted(submitted) => submitted.user().cloned(),
-            Elicited::Declined | Elicited::Cancelled => self.elicitor.user().cloned(),
+        let Some((user, answer)) = crate::axum::settle(wait.answer().await, self.elicitor.user())?
+        else {
+            return Ok(Elicited::Cancelled);
         };
         guard
             .complete(user.as_ref())
             .await
             .map_err(AskError::transport)?;
-        Ok(match answer {
-            Elicited::Accepted(submitted) => Elicited::Accepted(submitted.into_value()),
-            Elicited::Declined => Elicited::Declined,
-            Elicited::Cancelled => Elicited::Cancelled,
-        })
+        Ok(answer)
     }
 
     /// Registers a URL elicitation without sending it, for the `-32042` error of a
