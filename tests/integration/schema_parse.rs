@@ -331,6 +331,73 @@ fn defaults_must_be_valid_for_their_own_property() {
     assert_eq!(s.properties()[0].schema().default_value(), None);
 }
 
+// covers: D11, D2
+#[test]
+fn default_problems_are_reported_in_document_order_among_the_others() {
+    // Defaults are checked once every property is read (their options must be
+    // readable); their problems still come where the document has them.
+    let issues = refused(json!({
+        "type": "object",
+        "properties": {
+            "a": { "type": "string", "x-a": 1 },
+            "b": { "type": "string", "enum": ["x", "y"], "default": "z" },
+            "c": { "type": "integer", "x-c": 1 },
+            "d": { "type": "array", "items": { "type": "string", "enum": ["p"] }, "default": ["q"] },
+            "e": { "type": "boolean", "x-e": 1 }
+        },
+        "required": ["nope"]
+    }));
+    let pointers: Vec<&str> = issues.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        pointers,
+        [
+            "/properties/a/x-a",
+            "/properties/b/default",
+            "/properties/c/x-c",
+            "/properties/d/default",
+            "/properties/e/x-e",
+            "/required/0"
+        ]
+    );
+}
+
+// covers: D11, F4
+#[test]
+fn valid_defaults_of_every_text_kind_are_kept_exactly() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "s": { "type": "string", "default": "héllo wörld" },
+            "one": { "type": "string", "oneOf": [
+                { "const": "a", "title": "A" }, { "const": "ü", "title": "Ü" }
+            ], "default": "ü" },
+            "many": { "type": "array", "items": { "type": "string", "enum": ["x", "yy", "z"] },
+                "default": ["yy", "z"] },
+            "n": { "type": "integer", "default": 3 }
+        }
+    });
+    let parsed = RequestedSchema::from_json(&schema).unwrap();
+    let defaults: Vec<Option<Value>> = parsed
+        .properties()
+        .iter()
+        .map(|p| p.schema().default_value())
+        .collect();
+    assert_eq!(
+        defaults,
+        [
+            Some(json!("héllo wörld")),
+            Some(json!("ü")),
+            Some(json!(["yy", "z"])),
+            Some(json!(3))
+        ]
+    );
+    assert_eq!(parsed.to_json(), schema);
+    // A clone outlives the schema it was cloned from (the texts share one buffer).
+    let name = parsed.properties()[1].clone();
+    drop(parsed);
+    assert_eq!((name.name(), name.label()), ("one", "one"));
+}
+
 // covers: D4
 #[test]
 fn options_must_be_non_empty_and_unique() {

@@ -22,6 +22,7 @@ mod emit;
 pub(crate) mod error;
 mod lint;
 pub(crate) mod parse;
+pub(crate) mod text;
 
 pub use crate::format::Format;
 pub use crate::pattern::PatternError;
@@ -29,9 +30,8 @@ pub use crate::vocab::{SecretHit, SecretKind};
 pub use error::{SchemaError, SchemaErrorKind};
 pub use lint::{Finding, FindingKind};
 pub use parse::{Limits, ParseMode, ParseOptions};
-
-/// Text in a schema: borrowed for compile-time schemas, owned for parsed ones.
-pub type Text = Cow<'static, str>;
+pub use text::Text;
+pub(crate) use text::TextPool;
 
 /// A `_meta` object or a set of preserved members: JSON object members in order.
 pub type Meta = Map<String, Value>;
@@ -114,11 +114,11 @@ impl RequestedSchema {
     ) -> Self {
         RequestedSchema {
             title: match title {
-                Some(t) => Some(Cow::Borrowed(t)),
+                Some(t) => Some(Text::from_static(t)),
                 None => None,
             },
             description: match description {
-                Some(t) => Some(Cow::Borrowed(t)),
+                Some(t) => Some(Text::from_static(t)),
                 None => None,
             },
             properties: Cow::Borrowed(properties),
@@ -135,8 +135,8 @@ impl RequestedSchema {
         properties: Vec<Property>,
     ) -> Result<Self, SchemaError> {
         let schema = RequestedSchema {
-            title: title.map(Cow::Owned),
-            description: description.map(Cow::Owned),
+            title: title.map(Text::from),
+            description: description.map(Text::from),
             properties: Cow::Owned(properties),
             meta: None,
             extra: None,
@@ -240,7 +240,7 @@ impl Property {
     /// A property from compile-time data (usable in a `static`).
     pub const fn from_static(name: &'static str, required: bool, schema: PropertySchema) -> Self {
         Property {
-            name: Cow::Borrowed(name),
+            name: Text::from_static(name),
             required,
             schema,
         }
@@ -296,11 +296,11 @@ impl PropertySchema {
     ) -> Self {
         PropertySchema {
             title: match title {
-                Some(t) => Some(Cow::Borrowed(t)),
+                Some(t) => Some(Text::from_static(t)),
                 None => None,
             },
             description: match description {
-                Some(t) => Some(Cow::Borrowed(t)),
+                Some(t) => Some(Text::from_static(t)),
                 None => None,
             },
             kind,
@@ -488,7 +488,7 @@ impl StringSchema {
                 None => None,
             },
             default: match default {
-                Some(d) => Some(Cow::Borrowed(d)),
+                Some(d) => Some(Text::from_static(d)),
                 None => None,
             },
         }
@@ -526,7 +526,7 @@ impl Pattern {
     /// A pattern from compile-time data; compiled on first use.
     pub const fn from_static(source: &'static str) -> Self {
         Pattern {
-            source: Cow::Borrowed(source),
+            source: Text::from_static(source),
             compiled: OnceLock::new(),
         }
     }
@@ -762,10 +762,10 @@ impl EnumOption {
         description: Option<&'static str>,
     ) -> Self {
         EnumOption {
-            value: Cow::Borrowed(value),
-            title: Cow::Borrowed(title),
+            value: Text::from_static(value),
+            title: Text::from_static(title),
             description: match description {
-                Some(d) => Some(Cow::Borrowed(d)),
+                Some(d) => Some(Text::from_static(d)),
                 None => None,
             },
             meta: None,
@@ -824,7 +824,7 @@ impl SingleSelectSchema {
         SingleSelectSchema {
             options,
             default: match default {
-                Some(d) => Some(Cow::Borrowed(d)),
+                Some(d) => Some(Text::from_static(d)),
                 None => None,
             },
         }

@@ -90,7 +90,7 @@ impl Attrs {
 }
 
 const fn text(s: &'static str) -> Text {
-    Cow::Borrowed(s)
+    Text::from_static(s)
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {
@@ -128,7 +128,7 @@ const fn options_contain(options: OptionList, value: &str) -> bool {
         OptionList::Untitled(values) => {
             let mut i = 0;
             while i < values.len() {
-                if let Cow::Borrowed(v) = &values[i] {
+                if let Some(v) = values[i].as_static() {
                     if str_eq(v, value) {
                         return true;
                     }
@@ -140,7 +140,7 @@ const fn options_contain(options: OptionList, value: &str) -> bool {
         OptionList::Titled(options) => {
             let mut i = 0;
             while i < options.len() {
-                if let Cow::Borrowed(v) = &options[i].value {
+                if let Some(v) = options[i].value.as_static() {
                     if str_eq(v, value) {
                         return true;
                     }
@@ -342,9 +342,9 @@ pub const fn kind(shape: Shape, a: Attrs) -> PropertyKind {
                 Some(DefaultLit::Strs(values)) => {
                     let mut i = 0;
                     while i < values.len() {
-                        let ok = match &values[i] {
-                            Cow::Borrowed(v) => options_contain(options, v),
-                            Cow::Owned(_) => false,
+                        let ok = match values[i].as_static() {
+                            Some(v) => options_contain(options, v),
+                            None => false,
                         };
                         if !ok {
                             panic!("a `default` item is not one of the enum's option values");

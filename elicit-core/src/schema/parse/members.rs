@@ -2,8 +2,6 @@
 //! part over them: keywords outside the subset (kept or refused), `title` and
 //! `description` ([C6](crate::rules#c6), [D14](crate::rules#d14)), `_meta` ([E7](crate::rules#e7)), and the length of a text ([D12](crate::rules#d12)).
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use super::{depth_exceeds, is_annotation_keyword, Parser, Ptr};
@@ -68,7 +66,7 @@ impl Parser<'_> {
     ) -> Option<Text> {
         match value {
             Value::Null => None,
-            Value::String(s) => self.text_limit(s, at).then(|| Cow::Owned(s.clone())),
+            Value::String(s) => self.text_limit(s, at).then(|| self.pool.text(s)),
             _ if self.strict => {
                 self.err(
                     at,

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::error::{push_pointer, SchemaError, SchemaErrorKind as K, SchemaIssue};
-use super::RequestedSchema;
+use super::{RequestedSchema, TextPool};
 use crate::pattern::{DEFAULT_PATTERN_MAX_LEN, DEFAULT_PATTERN_SIZE_LIMIT};
 
 mod defaults;
@@ -126,6 +126,7 @@ impl RequestedSchema {
             strict: options.mode == ParseMode::Strict,
             limits: &options.limits,
             issues: Vec::new(),
+            pool: TextPool::new(),
         };
         let schema = p.root(json);
         match schema {
@@ -203,6 +204,8 @@ struct Parser<'a> {
     strict: bool,
     limits: &'a Limits,
     issues: Vec<SchemaIssue>,
+    /// Where the texts the parse keeps go ([`TextPool`]).
+    pool: TextPool,
 }
 
 fn json_type(v: &Value) -> &'static str {

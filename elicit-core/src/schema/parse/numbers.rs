@@ -10,9 +10,21 @@ use crate::schema::{IntegerSchema, NumberSchema, PropertyKind};
 
 impl Parser<'_> {
     /// A length (uint32) or an item count (uint64). Null reads as absent.
+    #[inline]
     pub(super) fn count(&mut self, b: &mut PropBuilder<'_>, kw: Kw, max: u64) -> Option<u64> {
-        let keyword = kw.name();
         let value = b.take(kw)?;
+        match value {
+            // The common case, without a call.
+            Value::Number(n) => match n.as_u64() {
+                Some(u) if u <= max => Some(u),
+                _ => self.count_value(b, kw, value, max),
+            },
+            _ => self.count_value(b, kw, value, max),
+        }
+    }
+
+    fn count_value(&mut self, b: &PropBuilder<'_>, kw: Kw, value: &Value, max: u64) -> Option<u64> {
+        let keyword = kw.name();
         let at = &b.at.key(keyword);
         let range = if max == u64::from(u32::MAX) {
             "at most 4294967295 (uint32)"

@@ -5,8 +5,10 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
+use super::defaults::PendingDefault;
 use super::{json_type, Parser, Ptr, ROOT};
 use crate::schema::error::SchemaErrorKind as K;
+use crate::schema::text::Attach;
 use crate::schema::{Property, RequestedSchema};
 
 impl Parser<'_> {
@@ -51,6 +53,7 @@ impl Parser<'_> {
             self.err(&ROOT, K::RootNotObjectType);
         }
         let mut properties = Vec::new();
+        let mut defaults = Vec::new();
         let at = ROOT.key("properties");
         match properties_json {
             None => self.err(&ROOT, K::MissingProperties),
@@ -73,21 +76,28 @@ impl Parser<'_> {
                         );
                     } else {
                         properties.reserve_exact(props.len());
+                        // Names, titles and options: most forms fit without the buffer growing.
+                        self.pool.reserve(64 + props.len() * 40);
                         for (name, schema) in props {
                             let pat = at.key(name);
                             self.text_limit(name, &pat);
-                            if let Some(schema) = self.property(schema, &pat) {
-                                properties.push(Property {
-                                    name: Cow::Owned(name.clone()),
-                                    required: false,
-                                    schema,
-                                });
-                            }
+                            self.property(name, schema, &pat, &mut properties, &mut defaults);
                         }
                     }
                 }
             },
         }
+        // Every text is read: attach the buffer to each, after which the parse may read
+        // what it made.
+        let buffer = self.pool.freeze();
+        title.attach(&buffer);
+        description.attach(&buffer);
+        properties.attach(&buffer);
+        for pending in &mut defaults {
+            pending.default.attach(&buffer);
+        }
+        drop(buffer);
+        self.defaults(defaults, &mut properties);
         if let Some(value) = required_json {
             self.required(
                 value,
@@ -104,6 +114,27 @@ impl Parser<'_> {
             extra: (!extra.is_empty()).then_some(extra),
             wire: OnceLock::new(),
         })
+    }
+
+    /// Checks the defaults read with the properties ([D11](crate::rules#d11)), now that the
+    /// options they are checked against can be read. Their problems are reported where
+    /// they were found, among the properties' own.
+    fn defaults(&mut self, defaults: Vec<PendingDefault<'_>>, properties: &mut [Property]) {
+        if defaults.is_empty() {
+            return;
+        }
+        let mut later = std::mem::take(&mut self.issues).into_iter();
+        let at = ROOT.key("properties");
+        let mut moved = 0;
+        for pending in defaults {
+            self.issues
+                .extend(later.by_ref().take(pending.issues_before - moved));
+            moved = pending.issues_before;
+            let pat = at.key(pending.name);
+            let schema = &mut properties[pending.property].schema;
+            self.default(pending.default, &pat.key("default"), schema);
+        }
+        self.issues.extend(later);
     }
 
     fn required(

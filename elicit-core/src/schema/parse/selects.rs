@@ -17,7 +17,8 @@ use crate::schema::{
 /// forms have (no allocation), a hash set past that, so a list at the option limit
 /// stays linear.
 struct Seen<'a> {
-    list: [&'a str; Seen::LINEAR],
+    // `Option`, so that the empty list is zeroed memory.
+    list: [Option<&'a str>; Seen::LINEAR],
     len: usize,
     set: Option<HashSet<&'a str>>,
 }
@@ -27,26 +28,27 @@ impl<'a> Seen<'a> {
 
     fn new(len: usize) -> Self {
         Seen {
-            list: [""; Self::LINEAR],
+            list: [None; Self::LINEAR],
             len: 0,
             set: (len > Self::LINEAR).then(|| HashSet::with_capacity(len)),
         }
     }
 
     /// `false` when `value` was seen before.
+    #[inline]
     fn insert(&mut self, value: &'a str) -> bool {
         match &mut self.set {
             Some(set) => set.insert(value),
-            None if self.list[..self.len].contains(&value) => false,
+            None if self.list[..self.len].contains(&Some(value)) => false,
             None if self.len == Self::LINEAR => {
                 // More values than `new` was told of: move on to the set.
-                let mut set: HashSet<&'a str> = self.list.iter().copied().collect();
+                let mut set: HashSet<&'a str> = self.list.iter().flatten().copied().collect();
                 set.insert(value);
                 self.set = Some(set);
                 true
             }
             None => {
-                self.list[self.len] = value;
+                self.list[self.len] = Some(value);
                 self.len += 1;
                 true
             }
@@ -61,9 +63,10 @@ impl Parser<'_> {
         has_enum: bool,
         has_one_of: bool,
     ) -> Option<PropertyKind> {
-        for k in [Kw::MinLength, Kw::MaxLength, Kw::Pattern, Kw::Format] {
-            b.misplace(k, "single-select");
-        }
+        b.misplace_many(
+            &[Kw::MinLength, Kw::MaxLength, Kw::Pattern, Kw::Format],
+            "single-select",
+        );
         if has_enum && has_one_of {
             self.err(&b.at.key("oneOf"), K::EnumWithOneOf);
             b.allow(&[Kw::Enum, Kw::OneOf, Kw::EnumNames]);
@@ -123,7 +126,7 @@ impl Parser<'_> {
                     .zip(names)
                     .map(|(value, title)| EnumOption {
                         value,
-                        title: Cow::Owned(title.to_owned()),
+                        title: self.pool.text(title),
                         description: None,
                         meta: None,
                     })
@@ -168,7 +171,9 @@ impl Parser<'_> {
 
     fn untitled_options(&mut self, v: &Value, at: &Ptr<'_>) -> Option<Vec<Text>> {
         let list = self.options_array(v, at, "enum")?;
-        let mut seen = Seen::new(list.len());
+        // Short lists are checked for duplicates against the items before (no set to
+        // build); long ones with a set, so that the limit's 1,024 options stay linear.
+        let mut seen = (list.len() > Seen::LINEAR).then(|| Seen::new(list.len()));
         let mut out = Vec::with_capacity(list.len());
         let before = self.issues.len();
         for (i, item) in list.iter().enumerate() {
@@ -176,7 +181,11 @@ impl Parser<'_> {
             match item.as_str() {
                 None => self.err(&iat, K::OptionNotAString),
                 Some(s) => {
-                    if !seen.insert(s) {
+                    let duplicate = match &mut seen {
+                        Some(seen) => !seen.insert(s),
+                        None => list[..i].iter().any(|v| v.as_str() == Some(s)),
+                    };
+                    if duplicate {
                         self.err(
                             &iat,
                             K::DuplicateOption {
@@ -184,7 +193,7 @@ impl Parser<'_> {
                             },
                         );
                     } else if self.text_limit(s, &iat) {
-                        out.push(Cow::Owned(s.to_owned()));
+                        out.push(self.pool.text(s));
                     }
                 }
             }
@@ -273,8 +282,8 @@ impl Parser<'_> {
             if let (Some(value), Some(title)) = (value, title) {
                 if self.text_limit(value, &iat) && self.text_limit(title, &iat) {
                     out.push(EnumOption {
-                        value: Cow::Owned(value.to_owned()),
-                        title: Cow::Owned(title.to_owned()),
+                        value: self.pool.text(value),
+                        title: self.pool.text(title),
                         description,
                         meta,
                     });
@@ -285,18 +294,19 @@ impl Parser<'_> {
     }
 
     pub(super) fn multi_select_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
-        for k in [
-            Kw::MinLength,
-            Kw::MaxLength,
-            Kw::Pattern,
-            Kw::Format,
-            Kw::Minimum,
-            Kw::Maximum,
-            Kw::Enum,
-            Kw::OneOf,
-        ] {
-            b.misplace(k, "multi-select");
-        }
+        b.misplace_many(
+            &[
+                Kw::MinLength,
+                Kw::MaxLength,
+                Kw::Pattern,
+                Kw::Format,
+                Kw::Minimum,
+                Kw::Maximum,
+                Kw::Enum,
+                Kw::OneOf,
+            ],
+            "multi-select",
+        );
         let min_items = self.count(b, Kw::MinItems, u64::MAX);
         let max_items = self.count(b, Kw::MaxItems, u64::MAX);
         self.min_max(b.at, &min_items, &max_items, ("minItems", "maxItems"));

@@ -1,7 +1,5 @@
 //! The `string` kind: lengths, `pattern` ([D8](crate::rules#d8)) and `format` ([D7](crate::rules#d7)).
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use super::property::{Kw, PropBuilder};
@@ -15,15 +13,16 @@ impl Parser<'_> {
     pub(super) fn string_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
         let has_enum = b.get(Kw::Enum).is_some_and(|v| !v.is_null());
         let has_one_of = b.get(Kw::OneOf).is_some_and(|v| !v.is_null());
-        for k in [
-            Kw::Items,
-            Kw::MinItems,
-            Kw::MaxItems,
-            Kw::Minimum,
-            Kw::Maximum,
-        ] {
-            b.misplace(k, "string");
-        }
+        b.misplace_many(
+            &[
+                Kw::Items,
+                Kw::MinItems,
+                Kw::MaxItems,
+                Kw::Minimum,
+                Kw::Maximum,
+            ],
+            "string",
+        );
         if has_enum || has_one_of || b.contains(Kw::EnumNames) {
             return self.single_select_kind(b, has_enum, has_one_of);
         }
@@ -63,7 +62,7 @@ impl Parser<'_> {
                     None
                 }
                 // D7: kept as an annotation, not asserted.
-                None => Some(FormatSpec::Unknown(Cow::Owned(name.clone()))),
+                None => Some(FormatSpec::Unknown(self.pool.text(name))),
             },
             Some(_) => {
                 self.err(
@@ -97,7 +96,7 @@ impl Parser<'_> {
             return None;
         }
         match compile_pattern(src, self.limits.pattern_size_limit) {
-            Ok(re) => Some(Pattern::compiled(Cow::Owned(src.to_owned()), Ok(re))),
+            Ok(re) => Some(Pattern::compiled(self.pool.text(src), Ok(re))),
             Err(e) if self.strict => {
                 self.err(
                     at,
@@ -108,7 +107,7 @@ impl Parser<'_> {
                 None
             }
             // D8: kept, unenforced, and reported by `unenforced()`.
-            Err(e) => Some(Pattern::unenforced(Cow::Owned(src.to_owned()), e)),
+            Err(e) => Some(Pattern::unenforced(self.pool.text(src), e)),
         }
     }
 }
