@@ -58,16 +58,28 @@ impl NameIndex {
             sorted.sort_by(|a, b| a.cmp(b, properties));
             sorted.into_boxed_slice()
         });
-        let wanted = Entry::new(key, usize::MAX);
-        let at = sorted.partition_point(|e| {
-            e.key()
-                .cmp(&wanted.key())
-                .then_with(|| properties[e.index].name().as_bytes().cmp(key.as_bytes()))
-                == Ordering::Less
-        });
+        let wanted = Entry::new(key, usize::MAX).key();
+        // The first entry not below `key`: its length and prefix decide most steps
+        // without reading a name.
+        let (mut low, mut size) = (0, sorted.len());
+        while size > 0 {
+            let half = size / 2;
+            let e = &sorted[low + half];
+            let below = match e.key().cmp(&wanted) {
+                Ordering::Less => true,
+                Ordering::Greater => false,
+                Ordering::Equal => properties[e.index].name().as_bytes() < key.as_bytes(),
+            };
+            if below {
+                low += half + 1;
+                size -= half + 1;
+            } else {
+                size = half;
+            }
+        }
         sorted
-            .get(at)
-            .filter(|e| e.key() == wanted.key() && properties[e.index].name() == key)
+            .get(low)
+            .filter(|e| e.key() == wanted && properties[e.index].name() == key)
             .map(|e| e.index)
     }
 }
@@ -84,8 +96,9 @@ impl Entry {
     fn new(name: &str, index: usize) -> Self {
         let bytes = name.as_bytes();
         let mut word = [0; 8];
-        let n = bytes.len().min(8);
-        word[..n].copy_from_slice(&bytes[..n]);
+        for (w, &b) in word.iter_mut().zip(bytes) {
+            *w = b;
+        }
         Entry {
             len: bytes.len(),
             prefix: u64::from_be_bytes(word),
