@@ -20,7 +20,13 @@ const SCAN_LIMIT: usize = 8;
 /// The property indices sorted by name (length, then bytes; equal names by index),
 /// built on the first lookup that needs it. Kept by [`RequestedSchema`](super::RequestedSchema)
 /// beside its properties, which never change after construction.
-pub(crate) struct NameIndex(OnceLock<Box<[Entry]>>);
+pub(crate) struct NameIndex(OnceLock<Table>);
+
+/// The sorted names, and whether they are all different (always, for a parsed schema).
+struct Table {
+    sorted: Box<[Entry]>,
+    distinct: bool,
+}
 
 impl NameIndex {
     /// An index not built yet (usable in a `static`).
@@ -37,18 +43,18 @@ impl NameIndex {
                 return Some(next);
             }
         }
-        self.search(properties, key)
+        self.search(properties, key, next)
     }
 
     /// [`NameIndex::find`] after a wrong guess: the first property with that name.
     #[inline(never)]
-    fn search(&self, properties: &[Property], key: &str) -> Option<usize> {
+    fn search(&self, properties: &[Property], key: &str, next: usize) -> Option<usize> {
         if properties.len() <= SCAN_LIMIT {
             return properties
                 .iter()
                 .position(|p| same(p.name().as_bytes(), key.as_bytes()));
         }
-        let sorted = self.0.get_or_init(|| {
+        let table = self.0.get_or_init(|| {
             let mut sorted: Vec<Entry> = properties
                 .iter()
                 .enumerate()
@@ -56,8 +62,24 @@ impl NameIndex {
                 .collect();
             // Stable: properties with the same name stay in declaration order.
             sorted.sort_by(|a, b| a.cmp(b, properties));
-            sorted.into_boxed_slice()
+            let distinct = sorted
+                .windows(2)
+                .all(|w| w[0].cmp(&w[1], properties) != Ordering::Equal);
+            Table {
+                sorted: sorted.into_boxed_slice(),
+                distinct,
+            }
         });
+        // The property before the last one matched (answers in reverse order): taken
+        // only when names are distinct, so that it is the first with its name.
+        if table.distinct {
+            if let Some(p) = next.checked_sub(2).and_then(|i| properties.get(i)) {
+                if same(p.name().as_bytes(), key.as_bytes()) {
+                    return Some(next - 2);
+                }
+            }
+        }
+        let sorted = &table.sorted;
         let wanted = Entry::new(key, usize::MAX).key();
         // The first entry not below `key`: its length and prefix decide most steps
         // without reading a name.
@@ -210,6 +232,19 @@ mod tests {
     }
 
     #[test]
+    fn reversed_keys_find_their_property() {
+        let names: Vec<String> = (0..40).map(|i| format!("name{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let properties = props(&names);
+        let index = NameIndex::new();
+        let mut next = 0;
+        for (i, name) in names.iter().enumerate().rev() {
+            assert_eq!(index.find(&properties, name, next), Some(i));
+            next = i + 1;
+        }
+    }
+
+    #[test]
     fn a_shared_name_finds_its_first_property_unless_the_guess_is_another() {
         for size in [4, 40] {
             let mut names: Vec<String> = (0..size).map(|i| format!("n{i}")).collect();
@@ -219,6 +254,8 @@ mod tests {
             let index = NameIndex::new();
             assert_eq!(index.find(&properties, "n1", 0), Some(1));
             assert_eq!(index.find(&properties, "n1", size - 1), Some(size - 1));
+            // Right after the duplicate's neighbour: not the later duplicate.
+            assert_eq!(index.find(&properties, "n1", size + 1), Some(1));
         }
     }
 }
