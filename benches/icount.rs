@@ -457,6 +457,37 @@ fn cases() -> Vec<Case> {
             )
         }),
     );
+    // Above 64 properties (the old slot array's limit) and at D12's limit, reversed: every
+    // key out of order, for `validate` and for `jsonschema`.
+    for (path, label) in [
+        (Path::Validate, "validate"),
+        (Path::JsIsValid, "js_is_valid"),
+    ] {
+        case(
+            &mut cs,
+            "growth",
+            format!("reversed200_{label}"),
+            40,
+            dynamic(path, || {
+                (
+                    Mixed200::requested_schema().to_json(),
+                    reversed(mixed_content(200)),
+                )
+            }),
+        );
+        case(
+            &mut cs,
+            "growth",
+            format!("reversed256_{label}"),
+            30,
+            dynamic(path, || {
+                (
+                    Mixed256::requested_schema().to_json(),
+                    reversed(mixed_content(256)),
+                )
+            }),
+        );
+    }
     for k in OPTION_COUNTS {
         for (multi, kind) in [(false, "single"), (true, "multi")] {
             for (path, label) in PATHS {

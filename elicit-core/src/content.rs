@@ -8,9 +8,9 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::schema::check::json_type_name;
 pub use crate::schema::check::ValidationErrorKind;
-use crate::schema::check::{check_value, json_type_name};
-use crate::schema::{Property, RequestedSchema};
+use crate::schema::RequestedSchema;
 
 /// One value of an accepted form's content ([R3](crate::rules#r3)).
 #[derive(Debug, Clone, PartialEq)]
@@ -251,22 +251,10 @@ impl RequestedSchema {
                 },
             }));
         };
-        let mut errors = Vec::new();
-        self.each_value(content, |p, value| {
-            match value {
-                None if p.is_required() => {
-                    errors.push(ValidationError::new(p.name(), ValidationErrorKind::Missing))
-                }
-                None => {}
-                Some(value) => {
-                    check_value(p.schema().kind(), value, &mut |v| {
-                        errors.push(ValidationError::new(p.name(), v))
-                    });
-                }
-            }
-            true
-        });
-        match ValidationErrors::from_vec(errors) {
+        if self.admits_content(content) {
+            return Ok(());
+        }
+        match ValidationErrors::from_vec(self.content_violations(content)) {
             None => Ok(()),
             Some(e) => Err(e),
         }
@@ -274,42 +262,8 @@ impl RequestedSchema {
 
     /// Whether the content is valid, without collecting the violations.
     pub fn is_valid(&self, content: &Value) -> bool {
-        let Some(content) = content.as_object() else {
-            return false;
-        };
-        self.each_value(content, |p, value| match value {
-            None => !p.is_required(),
-            Some(value) => check_value(p.schema().kind(), value, &mut |_| {}),
-        })
-    }
-
-    /// Calls `f` with each property, in property order, and its value in the content,
-    /// until `f` returns `false`; returns whether it never did.
-    ///
-    /// Small forms are matched in one pass over the content without hashing: clients
-    /// usually send the properties in schema order, so the next property is tried first.
-    fn each_value<'c>(
-        &self,
-        content: &'c Map<String, Value>,
-        mut f: impl FnMut(&Property, Option<&'c Value>) -> bool,
-    ) -> bool {
-        const SLOTS: usize = 64;
-        let properties = self.properties();
-        if properties.len() > SLOTS {
-            return properties.iter().all(|p| f(p, content.get(p.name())));
-        }
-        let mut slots: [Option<&'c Value>; SLOTS] = [None; SLOTS];
-        let mut next = 0;
-        for (key, value) in content {
-            let found = match properties.get(next) {
-                Some(p) if p.name() == key => Some(next),
-                _ => properties.iter().position(|p| p.name() == key),
-            };
-            if let Some(i) = found {
-                slots[i] = Some(value);
-                next = i + 1;
-            }
-        }
-        properties.iter().zip(slots).all(|(p, value)| f(p, value))
+        content
+            .as_object()
+            .is_some_and(|content| self.admits_content(content))
     }
 }

@@ -216,58 +216,82 @@ fn is_email_full(value: &str) -> bool {
 /// more and this shape is what nearly every answer looks like.
 fn is_plain_email(value: &str) -> bool {
     let bytes = value.as_bytes();
-    // The local part: up to the first `@`, dots neither first nor doubled.
-    let mut at = None;
-    let mut previous = b'.';
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'@' {
-            at = Some(i);
-            break;
-        }
-        if !PLAIN_LOCAL[usize::from(b)] || (b == b'.' && previous == b'.') {
+    // The local part: up to the first `@`, dots neither first, last nor doubled. One
+    // table lookup per byte; `.` and `@` are the only bytes that need more.
+    let mut at = 0;
+    let mut after_dot = true;
+    loop {
+        let Some(&b) = bytes.get(at) else {
             return false;
+        };
+        match PLAIN[usize::from(b)] {
+            WORD => after_dot = false,
+            DOT if !after_dot => after_dot = true,
+            AT => break,
+            _ if b == b'+' || b == b'_' => after_dot = false,
+            _ => return false,
         }
-        previous = b;
+        at += 1;
     }
-    let Some(at) = at else { return false };
-    if at == 0 || at > 64 || previous == b'.' {
+    if at == 0 || at > 64 || after_dot {
         return false;
     }
-    // The domain: LDH labels separated by single dots.
+    // The domain: LDH labels separated by single dots, checked in the same single pass.
     let domain = &bytes[at + 1..];
     if domain.is_empty() || domain.len() > 253 {
         return false;
     }
-    if !domain.iter().all(|&b| PLAIN_DOMAIN[usize::from(b)]) {
-        return false;
+    let mut start = 0;
+    for (i, &b) in domain.iter().enumerate() {
+        match PLAIN[usize::from(b)] {
+            WORD => {}
+            DOT => {
+                if !plain_label(&domain[start..i]) {
+                    return false;
+                }
+                start = i + 1;
+            }
+            _ => return false,
+        }
     }
-    domain.split(|&b| b == b'.').all(|label| {
-        !label.is_empty()
-            && label.len() <= 63
-            && label[0] != b'-'
-            && label[label.len() - 1] != b'-'
-            && label.get(2..4) != Some(b"--")
-    })
+    plain_label(&domain[start..])
 }
 
-/// The bytes of [`is_plain_email`]'s local part: letters, digits, `.`, `_`, `+`, `-`.
-static PLAIN_LOCAL: [bool; 256] = byte_class(b"._+-");
-/// The bytes of [`is_plain_email`]'s domain: letters, digits, `-` and the dots between
-/// labels.
-static PLAIN_DOMAIN: [bool; 256] = byte_class(b".-");
+/// An LDH label of [`is_plain_email`] whose bytes are known to be letters, digits and
+/// `-`: 1 to 63 bytes, no `-` at either end, no `--` in the third and fourth places.
+#[inline]
+fn plain_label(label: &[u8]) -> bool {
+    match (label.first(), label.last()) {
+        (Some(&first), Some(&last)) => {
+            label.len() <= 63 && first != b'-' && last != b'-' && label.get(2..4) != Some(b"--")
+        }
+        _ => false,
+    }
+}
 
-/// A table of the ASCII letters and digits plus `extra`.
-const fn byte_class(extra: &[u8]) -> [bool; 256] {
-    let mut table = [false; 256];
+/// The byte classes of [`is_plain_email`]: [`WORD`] for ASCII letters, digits and `-`,
+/// [`DOT`], [`AT`], and 0 for every other byte (`+` and `_` are checked apart, in the
+/// local part only).
+static PLAIN: [u8; 256] = plain_classes();
+const WORD: u8 = 1;
+const DOT: u8 = 2;
+const AT: u8 = 3;
+
+const fn plain_classes() -> [u8; 256] {
+    let mut table = [0; 256];
     let mut b = 0;
     while b < 256 {
-        table[b] = (b as u8).is_ascii_alphanumeric();
+        let byte = b as u8;
+        table[b] = if byte.is_ascii_alphanumeric() || byte == b'-' {
+            WORD
+        } else if byte == b'.' {
+            DOT
+        } else if byte == b'@' {
+            AT
+        } else {
+            0
+        };
         b += 1;
-    }
-    let mut i = 0;
-    while i < extra.len() {
-        table[extra[i] as usize] = true;
-        i += 1;
     }
     table
 }

@@ -41,6 +41,16 @@ use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind, Lo
 /// pattern stays well under a second.
 pub const DEFAULT_PATTERN_SIZE_LIMIT: usize = 8 * (1 << 20);
 
+/// The lazy DFA's cache per compiled pattern (bytes), see
+/// [`regex::RegexBuilder::dfa_size_limit`] ([D12](crate::rules#d12)). At `regex`'s default (2 MiB) the
+/// lazy DFA cannot hold the states of the largest programs D12 admits, and the search
+/// falls back to the PikeVM, whose cost is the text length times the program size
+/// (≈ 47,000 instructions per byte for the worst allowed pattern). As large as the
+/// program limit, the lazy DFA is available and the search strategies built on it
+/// (suffix literals, reverse search) apply: ≈ 700 instructions for 1 KiB there. The
+/// cache grows only as states are needed.
+const LAZY_DFA_CACHE: usize = DEFAULT_PATTERN_SIZE_LIMIT;
+
 /// Longest pattern source accepted (characters) ([D12](crate::rules#d12)).
 ///
 /// [`compile_pattern`] does work linear in the source; the caller checks this bound first
@@ -117,6 +127,7 @@ pub fn compile_pattern(source: &str, size_limit: usize) -> Result<regex::Regex, 
     let hir = Parser::new(source).parse()?;
     regex::RegexBuilder::new(&hir.to_string())
         .size_limit(size_limit)
+        .dfa_size_limit(LAZY_DFA_CACHE)
         .build()
         .map_err(|error| match error {
             regex::Error::CompiledTooBig(limit) => PatternError::new(

@@ -20,6 +20,7 @@ use crate::pattern::{compile_pattern, DEFAULT_PATTERN_SIZE_LIMIT};
 pub(crate) mod check;
 mod emit;
 pub(crate) mod error;
+mod index;
 mod lint;
 pub(crate) mod parse;
 pub(crate) mod text;
@@ -76,6 +77,8 @@ pub struct RequestedSchema {
     pub(crate) extra: Option<Meta>,
     /// The wire JSON, computed once on first use (see [`RequestedSchema::as_json`]).
     pub(crate) wire: OnceLock<Value>,
+    /// The property names sorted, built on first need by `validate` (`schema::index`).
+    pub(crate) names: index::NameIndex,
 }
 
 impl Clone for RequestedSchema {
@@ -87,6 +90,7 @@ impl Clone for RequestedSchema {
             meta: self.meta.clone(),
             extra: self.extra.clone(),
             wire: OnceLock::new(),
+            names: index::NameIndex::new(),
         }
     }
 }
@@ -125,6 +129,7 @@ impl RequestedSchema {
             meta: None,
             extra: None,
             wire: OnceLock::new(),
+            names: index::NameIndex::new(),
         }
     }
 
@@ -141,6 +146,7 @@ impl RequestedSchema {
             meta: None,
             extra: None,
             wire: OnceLock::new(),
+            names: index::NameIndex::new(),
         };
         schema.check()?;
         Ok(schema)

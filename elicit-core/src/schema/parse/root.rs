@@ -113,6 +113,7 @@ impl Parser<'_> {
             meta,
             extra: (!extra.is_empty()).then_some(extra),
             wire: OnceLock::new(),
+            names: crate::schema::index::NameIndex::new(),
         })
     }
 
