@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde_json::{Map, Number, Value};
 
-use super::index::same;
+use super::index::same_text;
 use super::{
     FormatSpec, IntegerSchema, MultiSelectSchema, NumberSchema, Options, PropertyKind,
     RequestedSchema, StringSchema,
@@ -638,10 +638,8 @@ fn length_within(v: &str, min: Option<u32>, max: Option<u32>) -> bool {
 #[inline]
 pub(crate) fn options_contain(options: &Options, v: &str) -> bool {
     match options {
-        Options::Untitled(values) => values.iter().any(|s| same(s.as_bytes(), v.as_bytes())),
-        Options::Titled(values) => values
-            .iter()
-            .any(|o| same(o.value().as_bytes(), v.as_bytes())),
+        Options::Untitled(values) => values.iter().any(|s| same_text(s, v)),
+        Options::Titled(values) => values.iter().any(|o| same_text(&o.value, v)),
     }
 }
 

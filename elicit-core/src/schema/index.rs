@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::OnceLock;
 
-use super::Property;
+use super::{Property, Text};
 
 /// Up to this many properties, an out-of-order key is found by a scan (at most this
 /// many length comparisons); above it, by the sorted name table.
@@ -39,7 +39,7 @@ impl NameIndex {
     #[inline]
     pub(crate) fn find(&self, properties: &[Property], key: &str, next: usize) -> Option<usize> {
         if let Some(p) = properties.get(next) {
-            if same(p.name().as_bytes(), key.as_bytes()) {
+            if same_text(&p.name, key) {
                 return Some(next);
             }
         }
@@ -50,9 +50,7 @@ impl NameIndex {
     #[inline(never)]
     fn search(&self, properties: &[Property], key: &str, next: usize) -> Option<usize> {
         if properties.len() <= SCAN_LIMIT {
-            return properties
-                .iter()
-                .position(|p| same(p.name().as_bytes(), key.as_bytes()));
+            return properties.iter().position(|p| same_text(&p.name, key));
         }
         let table = self.0.get_or_init(|| {
             let mut sorted: Vec<Entry> = properties
@@ -74,7 +72,7 @@ impl NameIndex {
         // only when names are distinct, so that it is the first with its name.
         if table.distinct {
             if let Some(p) = next.checked_sub(2).and_then(|i| properties.get(i)) {
-                if same(p.name().as_bytes(), key.as_bytes()) {
+                if same_text(&p.name, key) {
                     return Some(next - 2);
                 }
             }
@@ -147,6 +145,12 @@ impl fmt::Debug for NameIndex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("NameIndex")
     }
+}
+
+/// [`same`] for a schema text: its length is known without reading its buffer.
+#[inline]
+pub(crate) fn same_text(text: &Text, s: &str) -> bool {
+    text.len() == s.len() && same(text.as_bytes(), s.as_bytes())
 }
 
 /// Byte equality, lengths first; short texts (names, option values) are compared a word

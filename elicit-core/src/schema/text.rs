@@ -88,6 +88,20 @@ impl Text {
         self.len() == 0
     }
 
+    /// The text's bytes (for a span, without the `str` slicing checks).
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Span { buffer, start, len } => {
+                let start = *start as usize;
+                let bytes = buffer.as_bytes().get(start..start + *len as usize);
+                debug_assert!(bytes.is_some(), "a span outside its buffer");
+                bytes.unwrap_or_default()
+            }
+            _ => self.as_str().as_bytes(),
+        }
+    }
+
     /// The text as a `&str`.
     #[inline]
     pub fn as_str(&self) -> &str {
