@@ -445,6 +445,15 @@ fn cases() -> Vec<Case> {
         || reversed(mixed_content(40)),
         200,
     );
+    // The largest form in reverse order: a lookup that scans the names would be
+    // quadratic here.
+    typed::<Mixed256>(
+        &mut cs,
+        "growth",
+        "reversed256",
+        || reversed(mixed_content(256)),
+        scaled(8_000, 256),
+    );
     case(
         &mut cs,
         "growth",

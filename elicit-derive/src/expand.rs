@@ -188,9 +188,13 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
         .deny_unknown_fields
         .as_ref()
         .map(|_| quote!(__reader.deny_unknown();));
-    let slot_arms = asked.iter().enumerate().map(|(i, f)| {
-        let name = &f.wire.value;
-        quote!(#name => #p::Some(#i),)
+    // The names in property order, and their indices sorted as `Names::find` searches
+    // them: by length, then by bytes.
+    let names: Vec<&str> = asked.iter().map(|f| f.wire.value.as_str()).collect();
+    let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
+    by_name.sort_by_key(|&i| {
+        let name = names[i as usize];
+        (name.len(), name.as_bytes())
     });
     let reader_mut = (count > 0 || deny_unknown.is_some()).then(|| quote!(mut));
     let mut asked_index = 0;
@@ -223,6 +227,7 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
     quote! {
         #(#lists)*
         static __PROPERTIES: [#p::Property; #count] = [#(#properties),*];
+        static __NAMES: #p::Names = #p::Names::new(&[#(#names),*], &[#(#by_name),*]);
         static __SCHEMA: #p::RequestedSchema = #p::RequestedSchema::from_static(#title, #description, &__PROPERTIES);
 
         #[automatically_derived]
@@ -236,13 +241,7 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
             fn from_content(
                 __content: &#p::JsonValue,
             ) -> #p::Result<Self, #p::ValidationErrors> {
-                fn __slot_of(__key: &str) -> #p::Option<usize> {
-                    match __key {
-                        #(#slot_arms)*
-                        _ => #p::None,
-                    }
-                }
-                let #reader_mut __reader = match #p::Reader::<#count>::new(__content, __slot_of) {
+                let #reader_mut __reader = match #p::Reader::<#count>::new(__content, &__NAMES) {
                     #p::Ok(__reader) => __reader,
                     #p::Err(__errors) => return #p::Err(__errors),
                 };

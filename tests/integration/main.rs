@@ -17,6 +17,7 @@ mod client_form;
 mod client_html;
 mod client_tracker;
 mod content_validate;
+mod derive_key_order;
 mod derive_proptest;
 mod derive_schema;
 mod protocol_acp;

@@ -16,7 +16,7 @@ use crate::content::{ValidationError, ValidationErrors};
 use crate::protocol::{Action, ElicitationResponse};
 use crate::schema::check::{check_string, json_type_name};
 use crate::schema::parse::value_to_i64;
-use crate::schema::{EnumOption, Property, PropertyKind, RequestedSchema, Text};
+use crate::schema::{EnumOption, Property, PropertyKind, RequestedSchema, StringSchema, Text};
 
 #[doc(hidden)]
 pub mod private;
@@ -269,9 +269,7 @@ impl Field for String {
     #[inline]
     fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
         match (value, kind) {
-            (Value::String(s), PropertyKind::String(schema))
-                if check_string(schema, s, &mut |_| {}) =>
-            {
+            (Value::String(s), PropertyKind::String(schema)) if text_is_valid(schema, s) => {
                 Some(s.clone())
             }
             _ => None,
@@ -281,6 +279,24 @@ impl Field for String {
         Some(Value::String(self.clone()))
     }
 }
+/// Whether `s` satisfies `schema`. Inlined into each derived `from_content`, where the
+/// schema is a constant: a field without `pattern` or `format` whose lengths the byte
+/// length settles (V1, D6: `n` bytes hold between `ceil(n / 4)` and `n` scalar values)
+/// costs a comparison or two; anything else is left to `check_string`.
+#[inline]
+fn text_is_valid(schema: &StringSchema, s: &str) -> bool {
+    if schema.pattern.is_none() && schema.format.is_none() {
+        let settled = schema.max_length.is_none_or(|max| s.len() <= max as usize)
+            && schema
+                .min_length
+                .is_none_or(|min| s.len().div_ceil(4) >= min as usize);
+        if settled {
+            return true;
+        }
+    }
+    check_string(schema, s, &mut |_| {})
+}
+
 impl TextField for String {}
 impl StringDefaultField for String {}
 impl NonOptional for String {}

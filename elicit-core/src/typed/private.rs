@@ -7,6 +7,7 @@
 //! caught it earlier.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
 
@@ -398,6 +399,87 @@ pub const fn assert_field<T: Field>() {}
 /// See [`assert_text_field`].
 pub const fn assert_select_option<T: SelectOption>() {}
 
+/// A form's wire names, for sorting a content's members into slots: in property order,
+/// and as property indices sorted by name (shorter names first, then by bytes), which
+/// the derive computes at expansion time. A key is first compared with the name after
+/// the previous key's (content usually comes in property order); any other key is found
+/// by binary search, so that no order of the members is quadratic in the field count.
+pub struct Names {
+    in_order: &'static [&'static str],
+    by_name: &'static [u32],
+}
+
+impl Names {
+    /// The names in property order, and their indices sorted by `(length, bytes)`.
+    pub const fn new(in_order: &'static [&'static str], by_name: &'static [u32]) -> Self {
+        Names { in_order, by_name }
+    }
+
+    /// The index of the property named `key`, by binary search.
+    #[inline(never)]
+    fn find(&self, key: &[u8]) -> Option<usize> {
+        self.by_name
+            .binary_search_by(|&i| {
+                let name = self
+                    .in_order
+                    .get(i as usize)
+                    .map_or(&[][..], |n| n.as_bytes());
+                name.len()
+                    .cmp(&key.len())
+                    .then_with(|| cmp_same_len(name, key))
+            })
+            .ok()
+            .and_then(|at| self.by_name.get(at))
+            .map(|&i| i as usize)
+    }
+}
+
+/// Orders two byte strings of the same length as `<[u8]>::cmp` does, by 8 or 4 bytes
+/// at a time rather than through a `memcmp` call: names are short, and the call costs
+/// more than the comparison. The last chunk may overlap the one before it; the bytes
+/// they share are equal by then, so the first difference is still the first.
+#[inline]
+fn cmp_same_len(a: &[u8], b: &[u8]) -> Ordering {
+    let len = a.len().min(b.len());
+    if len >= 8 {
+        let mut at = 0;
+        while at + 8 < len {
+            let order = be64(a, at).cmp(&be64(b, at));
+            if order.is_ne() {
+                return order;
+            }
+            at += 8;
+        }
+        be64(a, len - 8).cmp(&be64(b, len - 8))
+    } else if len >= 4 {
+        be32(a, 0)
+            .cmp(&be32(b, 0))
+            .then_with(|| be32(a, len - 4).cmp(&be32(b, len - 4)))
+    } else {
+        a.cmp(b)
+    }
+}
+
+#[inline]
+fn be64(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .and_then(|c| c.try_into().ok())
+        .map_or(0, u64::from_be_bytes)
+}
+
+#[inline]
+fn be32(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .and_then(|c| c.try_into().ok())
+        .map_or(0, u32::from_be_bytes)
+}
+
+/// Whether two byte strings are equal (see [`cmp_same_len`]).
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && cmp_same_len(a, b).is_eq()
+}
+
 /// A form's content being read by a derived `from_content`: its members sorted into a
 /// slot per property, and the violations found so far. The work that does not depend
 /// on the field types is done here, once in this crate, rather than in code generated
@@ -408,34 +490,37 @@ pub struct Reader<'a, const N: usize> {
     /// The violations found so far.
     pub errors: Errors,
     object: &'a Map<String, Value>,
-    slot_of: fn(&str) -> Option<usize>,
+    names: &'static Names,
+    /// Whether every member named a property.
+    all_known: bool,
 }
 
 impl<'a, const N: usize> Reader<'a, N> {
     /// Sorts the members of `content` into slots, or the error `from_content` reports
-    /// for content that is not an object. `slot_of` is the derive's `match` from a wire
-    /// name to its property's index: compiled string comparisons, no hashing.
-    pub fn new(
-        content: &'a Value,
-        slot_of: fn(&str) -> Option<usize>,
-    ) -> Result<Self, ValidationErrors> {
+    /// for content that is not an object.
+    #[inline]
+    pub fn new(content: &'a Value, names: &'static Names) -> Result<Self, ValidationErrors> {
         let Some(object) = content.as_object() else {
             return Err(not_an_object(content));
         };
         let mut slots = [None; N];
-        fill_slots(object, slot_of, &mut slots);
+        let all_known = fill_slots(object, names, &mut slots);
         Ok(Reader {
             slots,
             errors: Errors::new(),
             object,
-            slot_of,
+            names,
+            all_known,
         })
     }
 
     /// Refuses the members that are not properties, for `deny_unknown_fields` ([D9](crate::rules#d9)).
     pub fn deny_unknown(&mut self) {
+        if self.all_known {
+            return;
+        }
         for key in self.object.keys() {
-            if (self.slot_of)(key).is_none() {
+            if self.names.find(key.as_bytes()).is_none() {
                 self.errors.0.push(ValidationError::new(
                     key.as_str(),
                     ValidationErrorKind::UnknownField,
@@ -455,17 +540,33 @@ fn not_an_object(content: &Value) -> ValidationErrors {
     })
 }
 
-/// Puts each member of `object` in the slot of the property it names.
+/// Puts each member of `object` in the slot of the property it names; whether every
+/// member named one. A JSON object's keys are unique, so no slot is written twice.
 fn fill_slots<'a>(
     object: &'a Map<String, Value>,
-    slot_of: fn(&str) -> Option<usize>,
+    names: &Names,
     slots: &mut [Option<&'a Value>],
-) {
+) -> bool {
+    let mut next = 0;
+    let mut all_known = true;
     for (key, member) in object {
-        if let Some(slot) = slot_of(key).and_then(|i| slots.get_mut(i)) {
+        let key = key.as_bytes();
+        let i = match names.in_order.get(next) {
+            Some(name) if same(name.as_bytes(), key) => next,
+            _ => match names.find(key) {
+                Some(i) => i,
+                None => {
+                    all_known = false;
+                    continue;
+                }
+            },
+        };
+        if let Some(slot) = slots.get_mut(i) {
             *slot = Some(member);
         }
+        next = i + 1;
     }
+    all_known
 }
 
 /// Where `from_content` collects violations: no allocation until the first one.
@@ -499,8 +600,34 @@ impl Errors {
 /// Reads one field: the same checks `RequestedSchema::validate` makes for this
 /// property, then the conversion into the field's type. Returns `None` only after
 /// recording at least one violation (what [`Errors::into_errors`] relies on).
+///
+/// Only the common case is inlined into the derived `from_content`: a valid value, or
+/// an absent optional field. Everything that reports goes through [`field_checked`].
 #[inline]
 pub fn field<T: Field>(
+    value: Option<&Value>,
+    property: &Property,
+    errors: &mut Errors,
+) -> Option<T> {
+    match value {
+        Some(value) => {
+            if let Some(t) = T::__read_valid(value, property.schema().kind()) {
+                return Some(t);
+            }
+        }
+        None => {
+            if let Some(absent) = T::absent() {
+                return Some(absent);
+            }
+        }
+    }
+    field_checked(value, property, errors)
+}
+
+/// [`field`] for a value the fast path did not take: the checked path, which records
+/// every violation.
+#[inline(never)]
+fn field_checked<T: Field>(
     value: Option<&Value>,
     property: &Property,
     errors: &mut Errors,
@@ -515,9 +642,6 @@ pub fn field<T: Field>(
         }
         return absent;
     };
-    if let Some(t) = T::__read_valid(value, property.schema().kind()) {
-        return Some(t);
-    }
     let before = errors.0.len();
     check_value(property.schema().kind(), value, &mut |v| {
         errors.0.push(ValidationError::new(name, v))
