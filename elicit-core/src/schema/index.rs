@@ -36,7 +36,7 @@ impl NameIndex {
 
     /// The index of the property named `key`, trying `next` first; the first such
     /// property in declaration order when several share the name.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn find(&self, properties: &[Property], key: &str, next: usize) -> Option<usize> {
         if let Some(p) = properties.get(next) {
             if same_text(&p.name, key) {
@@ -148,14 +148,17 @@ impl fmt::Debug for NameIndex {
 }
 
 /// [`same`] for a schema text: its length is known without reading its buffer.
-#[inline]
+#[inline(always)]
 pub(crate) fn same_text(text: &Text, s: &str) -> bool {
-    text.len() == s.len() && same(text.as_bytes(), s.as_bytes())
+    match text.bytes_of_len(s.len()) {
+        Some(bytes) => same(bytes, s.as_bytes()),
+        None => false,
+    }
 }
 
 /// Byte equality, lengths first; short texts (names, option values) are compared a word
 /// at a time instead of through a `memcmp` call.
-#[inline]
+#[inline(always)]
 pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {

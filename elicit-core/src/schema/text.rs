@@ -98,7 +98,31 @@ impl Text {
                 debug_assert!(bytes.is_some(), "a span outside its buffer");
                 bytes.unwrap_or_default()
             }
-            _ => self.as_str().as_bytes(),
+            Repr::Static(s) => s.as_bytes(),
+            Repr::Owned(s) => s.as_bytes(),
+            Repr::Pending { .. } => self.as_str().as_bytes(),
+        }
+    }
+
+    /// The text's bytes if it is `len` bytes long: the length test reads no buffer, so
+    /// comparing a name or an option with text of another length costs one comparison.
+    #[inline(always)]
+    pub(crate) fn bytes_of_len(&self, len: usize) -> Option<&[u8]> {
+        match &self.0 {
+            Repr::Static(s) => (s.len() == len).then_some(s.as_bytes()),
+            Repr::Owned(s) => (s.len() == len).then_some(s.as_bytes()),
+            Repr::Span {
+                buffer,
+                start,
+                len: l,
+            } => {
+                if *l as usize != len {
+                    return None;
+                }
+                let start = *start as usize;
+                buffer.as_bytes().get(start..start + len)
+            }
+            Repr::Pending { .. } => Some(self.as_bytes()).filter(|b| b.len() == len),
         }
     }
 
