@@ -105,7 +105,9 @@ if [ "${ICOUNT:-0}" = 1 ]; then
     local crate="$1" cmd
     touch "$crate/src/lib.rs"
     # The exact rustc command cargo runs for the crate, then the same under valgrind.
-    cmd=$(cargo build -v -p "$crate" 2>&1 | sed -n 's/^ *Running `\(.*--crate-name ${crate//-/_} .*\)`$/\1/p' | tail -1)
+    local name=${crate//-/_}
+    cmd=$(cargo build -v -p "$crate" 2>&1 | grep -F -- "--crate-name $name " | tail -1 |
+      sed -e 's/^ *Running `//' -e 's/`$//')
     [ -n "$cmd" ] || { echo "compile_cost: no rustc command for $crate" >&2; return 1; }
     eval "valgrind --tool=callgrind --callgrind-out-file=$work/$crate.callgrind $cmd" >/dev/null 2>&1
     sed -n 's/^totals: \([0-9]*\).*/\1/p' "$work/$crate.callgrind"
