@@ -602,7 +602,7 @@ impl Errors {
 /// recording at least one violation (what [`Errors::into_errors`] relies on).
 ///
 /// Only the common case is inlined into the derived `from_content`: a valid value, or
-/// an absent optional field. Everything that reports goes through [`field_checked`].
+/// an absent optional field. Everything that reports goes through `field_checked`.
 #[inline]
 pub fn field<T: Field>(
     value: Option<&Value>,
