@@ -1,18 +1,17 @@
 //! [`Text`]: the strings of a schema, borrowed from the program for derived schemas and
 //! shared between all the strings of one parse for parsed schemas.
 //!
-//! A parsed schema used to own every name, title and option as its own `String`: about
-//! two allocations per property, a third of a strict parse. The strict parse now copies
-//! all the text it keeps into one buffer, and each [`Text`] is a span of it holding a
-//! reference count, so a parse allocates for its text once (plus the buffer's growth),
-//! and dropping the schema frees it once.
+//! Owning every name, title and option as its own `String` cost about two allocations
+//! per property, a third of a strict parse. The parse instead copies all the text it
+//! keeps into one buffer, and each [`Text`] is a span of it holding a reference count:
+//! a parse allocates for its text once (plus the buffer's growth), and dropping the
+//! schema frees it once.
 //!
 //! While the parse runs, its texts are spans without a buffer ([`TextPool`]); when every
 //! text is read, the buffer is frozen and attached to each of them in one walk over the
 //! schema ([`Attach`]), before anything reads them. A `Text` is immutable afterwards (no
 //! interior mutability: it can key a `HashMap`).
 
-use std::borrow::Cow as StdCow;
 use std::borrow::{Borrow, Cow};
 use std::cmp::Ordering;
 use std::fmt;
@@ -34,7 +33,8 @@ use super::{EnumOption, FormatSpec, Options, Pattern, Property, PropertyKind, Pr
 /// const NAME: Text = Text::from_static("email");
 /// let owned = Text::from(String::from("email"));
 /// assert_eq!(NAME, owned);
-/// assert_eq!(owned.len(), 5); // a `str` method, through `Deref`
+/// assert_eq!(owned.len(), 5);
+/// assert!(owned.starts_with("em")); // a `str` method, through `Deref`
 /// assert_eq!(NAME.as_str(), "email");
 /// ```
 #[derive(Clone)]
@@ -382,10 +382,10 @@ impl<T: Attach> Attach for Option<T> {
     }
 }
 
-impl<T: Attach + Clone> Attach for StdCow<'static, [T]> {
+impl<T: Attach + Clone> Attach for Cow<'static, [T]> {
     fn attach(&mut self, buffer: &Arc<String>) {
         // Borrowed slices are compile-time data: nothing is pending in them.
-        if let StdCow::Owned(items) = self {
+        if let Cow::Owned(items) = self {
             for item in items {
                 item.attach(buffer);
             }
