@@ -16,7 +16,7 @@ impl Parser<'_> {
         key: &str,
         value: &Value,
         at: &Ptr<'_>,
-        extra: &mut Meta,
+        extra: &mut Option<Meta>,
     ) {
         if key == "$ref" {
             return self.err(at, K::Ref);
@@ -31,7 +31,11 @@ impl Parser<'_> {
                     },
                 );
             }
-            extra.insert(key.to_owned(), value.clone());
+            // Created on first need: an empty map costs a hasher's set-up, and nearly
+            // every object has no such member.
+            extra
+                .get_or_insert_with(Meta::new)
+                .insert(key.to_owned(), value.clone());
         } else {
             self.err(
                 at,

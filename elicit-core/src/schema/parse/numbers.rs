@@ -71,9 +71,19 @@ impl Parser<'_> {
         }
     }
 
+    /// An `integer` bound or default: an int64. Null reads as absent.
+    #[inline]
     fn int64(&mut self, b: &mut PropBuilder<'_>, kw: Kw) -> Option<i64> {
-        let keyword = kw.name();
         let value = b.take(kw)?;
+        // The common case, without a call.
+        match value.as_number().and_then(serde_json::Number::as_i64) {
+            Some(i) => Some(i),
+            None => self.int64_value(b, kw, value),
+        }
+    }
+
+    fn int64_value(&mut self, b: &PropBuilder<'_>, kw: Kw, value: &Value) -> Option<i64> {
+        let keyword = kw.name();
         let at = &b.at.key(keyword);
         match value {
             Value::Null => None,

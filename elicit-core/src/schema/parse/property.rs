@@ -30,7 +30,8 @@ impl Parser<'_> {
             );
             return;
         };
-        let mut b = PropBuilder::new(obj, at);
+        let mut b = PropBuilder::new(at);
+        b.read(obj);
         if b.has_ref {
             self.err(&at.key("$ref"), K::Ref);
             return;
@@ -106,18 +107,25 @@ impl Parser<'_> {
         let mut title = None;
         let mut description = None;
         let mut meta = None;
-        let mut extra = Map::new();
-        for (i, (key, value)) in obj.iter().enumerate() {
-            let kat = at.key(key);
-            match b.member_kw(i, key) {
-                Some(Kw::Type | Kw::Default) => {}
-                Some(Kw::Title) => title = self.cosmetic_text(value, &kat, "title"),
-                Some(Kw::Description) => {
-                    description = self.cosmetic_text(value, &kat, "description")
+        let mut extra = None;
+        if let Some((t, d)) = self.plain_texts(&b, obj.len()) {
+            // Nothing but keywords, texts that are strings within the limit, no `_meta`:
+            // the members need no second pass, and nothing here can be an error.
+            title = t.map(|t| self.pool.text(t));
+            description = d.map(|d| self.pool.text(d));
+        } else {
+            for (i, (key, value)) in obj.iter().enumerate() {
+                let kat = at.key(key);
+                match b.member_kw(i, key) {
+                    Some(Kw::Type | Kw::Default) => {}
+                    Some(Kw::Title) => title = self.cosmetic_text(value, &kat, "title"),
+                    Some(Kw::Description) => {
+                        description = self.cosmetic_text(value, &kat, "description")
+                    }
+                    Some(Kw::Meta) => meta = self.meta(value, &kat).map(Box::new),
+                    Some(k) if b.is_used(k) => {}
+                    _ => self.other_keyword(key, value, &kat, &mut extra),
                 }
-                Some(Kw::Meta) => meta = self.meta(value, &kat).map(Box::new),
-                Some(k) if b.is_used(k) => {}
-                _ => self.other_keyword(key, value, &kat, &mut extra),
             }
         }
         for (keyword, kind_name) in std::mem::take(&mut b.misplaced) {
@@ -149,9 +157,35 @@ impl Parser<'_> {
                 description,
                 kind,
                 meta,
-                extra: (!extra.is_empty()).then(|| Box::new(extra)),
+                extra: extra.map(Box::new),
             },
         });
+    }
+
+    /// The `title` and `description` of a property whose members are all keywords of
+    /// the subset, each used by its kind or common, with no `_meta` and with texts that
+    /// are strings within the limit: then the generic loop over the members would find
+    /// nothing to report and nothing to keep but these two. `None` when it must run.
+    #[inline]
+    fn plain_texts<'v>(
+        &self,
+        b: &PropBuilder<'v>,
+        members: usize,
+    ) -> Option<(Option<&'v str>, Option<&'v str>)> {
+        const COMMON: u32 = 1 << Kw::Type as u32
+            | 1 << Kw::Title as u32
+            | 1 << Kw::Description as u32
+            | 1 << Kw::Default as u32;
+        if b.present.count_ones() as usize != members || b.present & !(COMMON | b.used) != 0 {
+            return None;
+        }
+        let max = self.limits.max_text_bytes;
+        let text = |kw| match b.get(kw) {
+            None => Some(None),
+            Some(Value::String(s)) if s.len() <= max => Some(Some(s.as_str())),
+            Some(_) => None,
+        };
+        Some((text(Kw::Title)?, text(Kw::Description)?))
     }
 
     fn boolean_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
@@ -256,32 +290,36 @@ pub(super) struct PropBuilder<'a> {
 impl<'a> PropBuilder<'a> {
     const REMEMBERED: usize = 16;
 
-    fn new(obj: &'a Map<String, Value>, at: &'a Ptr<'a>) -> Self {
-        let mut slots = [None; KEYWORDS.len()];
-        let mut member_kws = [None; Self::REMEMBERED];
-        let mut has_ref = false;
-        let mut present = 0;
+    /// An empty builder: [`PropBuilder::read`] fills it in place (built in a function
+    /// and returned, it was copied: a call to memcpy per property).
+    #[inline(always)]
+    fn new(at: &'a Ptr<'a>) -> Self {
+        PropBuilder {
+            slots: [None; KEYWORDS.len()],
+            member_kws: [None; Self::REMEMBERED],
+            has_ref: false,
+            at,
+            present: 0,
+            used: 0,
+            misplaced: Vec::new(),
+        }
+    }
+
+    /// Reads the members of the property's object.
+    #[inline(always)]
+    fn read(&mut self, obj: &'a Map<String, Value>) {
         for (i, (key, value)) in obj.iter().enumerate() {
             let kw = keyword_index(key);
-            if let Some(remembered) = member_kws.get_mut(i) {
+            if let Some(remembered) = self.member_kws.get_mut(i) {
                 *remembered = kw;
             }
             match kw {
                 Some(kw) => {
-                    slots[kw as usize] = Some(value);
-                    present |= 1 << kw as u32;
+                    self.slots[kw as usize] = Some(value);
+                    self.present |= 1 << kw as u32;
                 }
-                None => has_ref |= key == "$ref",
+                None => self.has_ref |= key == "$ref",
             }
-        }
-        PropBuilder {
-            slots,
-            member_kws,
-            has_ref,
-            at,
-            present,
-            used: 0,
-            misplaced: Vec::new(),
         }
     }
 

@@ -25,7 +25,7 @@ impl Parser<'_> {
         let mut title = None;
         let mut description = None;
         let mut meta = None;
-        let mut extra = Map::new();
+        let mut extra: Option<Map<String, Value>> = None;
         let mut properties_json = None;
         let mut required_json = None;
         let mut saw_type = false;
@@ -44,7 +44,9 @@ impl Parser<'_> {
                 "properties" => properties_json = Some(value),
                 "required" => required_json = Some(value),
                 "$schema" => {
-                    extra.insert(key.clone(), value.clone());
+                    extra
+                        .get_or_insert_with(Map::new)
+                        .insert(key.clone(), value.clone());
                 }
                 _ => self.other_keyword(key, value, &at, &mut extra),
             }
@@ -111,7 +113,7 @@ impl Parser<'_> {
             description,
             properties: Cow::Owned(properties),
             meta,
-            extra: (!extra.is_empty()).then_some(extra),
+            extra,
             wire: OnceLock::new(),
             names: crate::schema::index::NameIndex::new(),
         })
@@ -176,9 +178,14 @@ impl Parser<'_> {
                 );
                 continue;
             };
-            let found = (cursor..properties.len())
-                .chain(0..cursor)
-                .find(|&j| properties[j].name == name);
+            // The property at the cursor first, without the search's iterators.
+            let found = if properties.get(cursor).is_some_and(|p| p.name == name) {
+                Some(cursor)
+            } else {
+                (cursor..properties.len())
+                    .chain(0..cursor)
+                    .find(|&j| properties[j].name == name)
+            };
             let duplicate = match found {
                 Some(j) => {
                     cursor = j + 1;
