@@ -10,7 +10,6 @@ use std::fmt;
 
 use serde_json::{Map, Number, Value};
 
-use super::index::same_text;
 use super::{
     FormatSpec, IntegerSchema, MultiSelectSchema, NumberSchema, Options, PropertyKind,
     RequestedSchema, StringSchema,
@@ -485,6 +484,15 @@ impl RequestedSchema {
     /// Whether every property's value in `content` is valid and every required property
     /// is present: the answer of [`RequestedSchema::content_violations`] being empty.
     pub(crate) fn admits_content(&self, content: &Map<String, Value>) -> bool {
+        match self.names.plan(self.properties()) {
+            Some(plan) => plan.admits(self, content),
+            None => self.admits_content_directly(content),
+        }
+    }
+
+    /// [`RequestedSchema::admits_content`] reading the properties themselves, without
+    /// the plan (`schema::plan`) that later validations build.
+    pub(crate) fn admits_content_directly(&self, content: &Map<String, Value>) -> bool {
         let properties = self.properties();
         let mut next = 0;
         let mut matched = 0;
@@ -546,7 +554,7 @@ impl RequestedSchema {
 pub(crate) fn admits(kind: &PropertyKind, value: &Value) -> bool {
     match (kind, value) {
         (PropertyKind::String(s), Value::String(v)) => string_admits(s, v),
-        (PropertyKind::SingleSelect(s), Value::String(v)) => options_contain(&s.options, v),
+        (PropertyKind::SingleSelect(s), Value::String(v)) => s.options.contains(v),
         (PropertyKind::Integer(n), Value::Number(v)) => match v.as_i64() {
             Some(i) => integer_within(n, i),
             None => check_value(kind, value, &mut |_| {}),
@@ -559,7 +567,7 @@ pub(crate) fn admits(kind: &PropertyKind, value: &Value) -> bool {
         (PropertyKind::MultiSelect(m), Value::Array(items)) => {
             items
                 .iter()
-                .all(|item| matches!(item, Value::String(s) if options_contain(&m.options, s)))
+                .all(|item| matches!(item, Value::String(s) if m.options.contains(s)))
                 && m.min_items.is_none_or(|min| items.len() as u64 >= min)
                 && m.max_items.is_none_or(|max| items.len() as u64 <= max)
         }
@@ -578,7 +586,7 @@ fn integer_within(n: &IntegerSchema, i: i64) -> bool {
 /// give the same order against any double: doubles themselves, and integers within
 /// ±2^53.
 #[inline]
-fn exact_f64(v: &Number) -> Option<f64> {
+pub(crate) fn exact_f64(v: &Number) -> Option<f64> {
     const EXACT: u64 = 1 << 53;
     if v.is_f64() {
         v.as_f64()
@@ -618,7 +626,7 @@ fn string_admits(s: &StringSchema, v: &str) -> bool {
 /// counted only when the byte length (`n` bytes hold between `ceil(n / 4)` and `n`
 /// characters) does not decide it.
 #[inline]
-fn length_within(v: &str, min: Option<u32>, max: Option<u32>) -> bool {
+pub(crate) fn length_within(v: &str, min: Option<u32>, max: Option<u32>) -> bool {
     let bytes = v.len();
     let at_most = bytes;
     let at_least = bytes.div_ceil(4);
@@ -632,15 +640,6 @@ fn length_within(v: &str, min: Option<u32>, max: Option<u32>) -> bool {
     }
     let len = char_count(v);
     min.is_none_or(|m| len >= m as usize) && max.is_none_or(|m| len <= m as usize)
-}
-
-/// Whether `v` is one of the option values; lengths are compared first.
-#[inline]
-pub(crate) fn options_contain(options: &Options, v: &str) -> bool {
-    match options {
-        Options::Untitled(values) => values.iter().any(|s| same_text(s, v)),
-        Options::Titled(values) => values.iter().any(|o| same_text(&o.value, v)),
-    }
 }
 
 /// The number of Unicode scalar values in `s` ([D6](crate::rules#d6)). std's counter already

@@ -11,6 +11,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::OnceLock;
 
+use super::plan::{Plan, PlanCell};
 use super::{Property, Text};
 
 /// Up to this many properties, an out-of-order key is found by a scan (at most this
@@ -20,7 +21,10 @@ const SCAN_LIMIT: usize = 8;
 /// The property indices sorted by name (length, then bytes; equal names by index),
 /// built on the first lookup that needs it. Kept by [`RequestedSchema`](super::RequestedSchema)
 /// beside its properties, which never change after construction.
-pub(crate) struct NameIndex(OnceLock<Table>);
+///
+/// It also keeps the schema's check plan ([`Plan`]), the other table `validate` builds
+/// on need.
+pub(crate) struct NameIndex(OnceLock<Table>, PlanCell);
 
 /// The sorted names, and whether they are all different (always, for a parsed schema).
 struct Table {
@@ -31,7 +35,14 @@ struct Table {
 impl NameIndex {
     /// An index not built yet (usable in a `static`).
     pub(crate) const fn new() -> Self {
-        NameIndex(OnceLock::new())
+        NameIndex(OnceLock::new(), PlanCell::new())
+    }
+
+    /// The check plan of a schema with these `properties`, from its second validation
+    /// on ([`PlanCell::get`]).
+    #[inline]
+    pub(crate) fn plan(&self, properties: &[Property]) -> Option<&Plan> {
+        self.1.get(properties)
     }
 
     /// The index of the property named `key`, trying `next` first; the first such
@@ -48,7 +59,7 @@ impl NameIndex {
 
     /// [`NameIndex::find`] after a wrong guess: the first property with that name.
     #[inline(never)]
-    fn search(&self, properties: &[Property], key: &str, next: usize) -> Option<usize> {
+    pub(crate) fn search(&self, properties: &[Property], key: &str, next: usize) -> Option<usize> {
         if properties.len() <= SCAN_LIMIT {
             return properties.iter().position(|p| same_text(&p.name, key));
         }
@@ -173,15 +184,17 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-#[inline]
-fn word4(bytes: &[u8], at: usize) -> u32 {
+/// The four bytes of `bytes` from `at` as one word (also `schema::plan`'s keys).
+#[inline(always)]
+pub(super) fn word4(bytes: &[u8], at: usize) -> u32 {
     let mut w = [0; 4];
     w.copy_from_slice(&bytes[at..at + 4]);
     u32::from_ne_bytes(w)
 }
 
-#[inline]
-fn word8(bytes: &[u8], at: usize) -> u64 {
+/// The eight bytes of `bytes` from `at` as one word (also `schema::plan`'s keys).
+#[inline(always)]
+pub(super) fn word8(bytes: &[u8], at: usize) -> u64 {
     let mut w = [0; 8];
     w.copy_from_slice(&bytes[at..at + 8]);
     u64::from_ne_bytes(w)

@@ -23,6 +23,7 @@ pub(crate) mod error;
 mod index;
 mod lint;
 pub(crate) mod parse;
+mod plan;
 pub(crate) mod text;
 
 pub use crate::format::Format;
@@ -718,18 +719,18 @@ impl Options {
     }
 
     /// Whether `value` is one of the option values.
+    #[inline]
     pub fn contains(&self, value: &str) -> bool {
-        match self {
-            Options::Untitled(v) => v.iter().any(|s| s == value),
-            Options::Titled(v) => v.iter().any(|o| o.value == value),
-        }
+        self.position(value).is_some()
     }
 
-    /// The position of the option whose value is `value`.
+    /// The position of the first option whose value is `value`. Lengths are compared
+    /// before bytes, and a parsed option's length is read without its buffer.
+    #[inline]
     pub fn position(&self, value: &str) -> Option<usize> {
         match self {
-            Options::Untitled(v) => v.iter().position(|s| s == value),
-            Options::Titled(v) => v.iter().position(|o| o.value == value),
+            Options::Untitled(v) => v.iter().position(|s| index::same_text(s, value)),
+            Options::Titled(v) => v.iter().position(|o| index::same_text(&o.value, value)),
         }
     }
 
