@@ -92,6 +92,12 @@ enum Path {
     JsBuildValidate,
 }
 
+/// `validate` and its `jsonschema` peer, for the cases that measure only validation.
+const VALIDATE_PATHS: [(Path, &str); 2] = [
+    (Path::Validate, "validate"),
+    (Path::JsIsValid, "js_is_valid"),
+];
+
 const PATHS: [(Path, &str); 6] = [
     (Path::Parse, "parse"),
     (Path::Validate, "validate"),
@@ -454,48 +460,24 @@ fn cases() -> Vec<Case> {
         || reversed(mixed_content(256)),
         scaled(8_000, 256),
     );
-    case(
-        &mut cs,
-        "growth",
-        "reversed40_validate".into(),
-        200,
-        dynamic(Path::Validate, || {
-            (
-                Mixed40::requested_schema().to_json(),
-                reversed(mixed_content(40)),
-            )
-        }),
-    );
-    // Above 64 properties (the old slot array's limit) and at D12's limit, reversed: every
-    // key out of order, for `validate` and for `jsonschema`.
-    for (path, label) in [
-        (Path::Validate, "validate"),
-        (Path::JsIsValid, "js_is_valid"),
-    ] {
-        case(
-            &mut cs,
-            "growth",
-            format!("reversed200_{label}"),
-            40,
-            dynamic(path, || {
-                (
-                    Mixed200::requested_schema().to_json(),
-                    reversed(mixed_content(200)),
-                )
-            }),
-        );
-        case(
-            &mut cs,
-            "growth",
-            format!("reversed256_{label}"),
-            30,
-            dynamic(path, || {
-                (
-                    Mixed256::requested_schema().to_json(),
-                    reversed(mixed_content(256)),
-                )
-            }),
-        );
+    // Every key out of order, for `validate` and for `jsonschema`: at 40 properties, above
+    // 64 (the old slot array's limit) and at D12's limit.
+    type SchemaJson = fn() -> Value;
+    let reversed_forms: [(usize, usize, SchemaJson); 3] = [
+        (40, 200, || Mixed40::requested_schema().to_json()),
+        (200, 40, || Mixed200::requested_schema().to_json()),
+        (256, 30, || Mixed256::requested_schema().to_json()),
+    ];
+    for (size, count, schema) in reversed_forms {
+        for (path, label) in VALIDATE_PATHS {
+            case(
+                &mut cs,
+                "growth",
+                format!("reversed{size}_{label}"),
+                count,
+                dynamic(path, move || (schema(), reversed(mixed_content(size)))),
+            );
+        }
     }
     for k in OPTION_COUNTS {
         for (multi, kind) in [(false, "single"), (true, "multi")] {
@@ -518,10 +500,7 @@ fn cases() -> Vec<Case> {
         }
     }
     for len in STRING_LENGTHS {
-        for (path, label) in [
-            (Path::Validate, "validate"),
-            (Path::JsIsValid, "js_is_valid"),
-        ] {
+        for (path, label) in VALIDATE_PATHS {
             case(
                 &mut cs,
                 "growth",
