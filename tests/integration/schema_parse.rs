@@ -438,6 +438,37 @@ fn options_must_be_non_empty_and_unique() {
         "/properties/p/enum/1",
         K::OptionNotAString,
     );
+    // Values of every length class the comparison has (short, word, two words, longer),
+    // differing only inside: only the repeated one is a duplicate.
+    for (first, second) in [
+        ("ab", "ax"),
+        ("abcde", "abxde"),
+        ("abcdefghijk", "abcdexghijk"),
+        ("abcdefgh_middle_stuvwxyz", "abcdefgh_muddle_stuvwxyz"),
+    ] {
+        assert_one(
+            one(json!({ "type": "string", "enum": [first, second, first] })),
+            "/properties/p/enum/2",
+            K::DuplicateOption {
+                value: first.into(),
+            },
+        );
+        assert_one(
+            one(json!({ "type": "string", "oneOf": [
+                { "const": first, "title": "A" },
+                { "const": second, "title": "B" },
+                { "const": second, "title": "C" }
+            ] })),
+            "/properties/p/oneOf/2/const",
+            K::DuplicateOption {
+                value: second.into(),
+            },
+        );
+        assert!(RequestedSchema::from_json(
+            &json!({ "type": "object", "properties": { "p": { "type": "string", "enum": [first, second] } } })
+        )
+        .is_ok());
+    }
 }
 
 // covers: D3, F2
@@ -498,6 +529,37 @@ fn required_must_name_existing_properties_once() {
         "/required/1",
         K::RequiredUnknown {
             name: "ghost".into(),
+        },
+    );
+    // Names that agree on their first and last bytes: each is found, a near miss is not.
+    let near = json!({
+        "account_name": { "type": "string" },
+        "account_home": { "type": "string" },
+        "a_very_long_property_name_one": { "type": "string" },
+        "a_very_long_property_name_two": { "type": "string" }
+    });
+    let schema = RequestedSchema::from_json(&json!({ "type": "object", "properties": near,
+        "required": ["a_very_long_property_name_two", "account_home", "account_name"] }))
+    .unwrap();
+    let required: Vec<&str> = schema
+        .properties()
+        .iter()
+        .filter(|p| p.is_required())
+        .map(|p| p.name())
+        .collect();
+    assert_eq!(
+        required,
+        [
+            "account_name",
+            "account_home",
+            "a_very_long_property_name_two"
+        ]
+    );
+    assert_one(
+        json!({ "type": "object", "properties": near, "required": ["account_nome"] }),
+        "/required/0",
+        K::RequiredUnknown {
+            name: "account_nome".into(),
         },
     );
 }

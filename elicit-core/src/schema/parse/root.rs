@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::defaults::PendingDefault;
 use super::{json_type, Parser, Ptr, ROOT};
 use crate::schema::error::SchemaErrorKind as K;
+use crate::schema::index::same_text;
 use crate::schema::text::Attach;
 use crate::schema::{Property, RequestedSchema};
 
@@ -29,6 +30,16 @@ impl Parser<'_> {
         let mut properties_json = None;
         let mut required_json = None;
         let mut saw_type = false;
+        // Names, titles and options: most forms fit without the buffer growing. Reserved
+        // before the root's own title is copied in, which would otherwise allocate a
+        // small buffer for the reserve to reallocate.
+        let declared = obj
+            .iter()
+            .find(|(key, _)| key.as_str() == "properties")
+            .and_then(|(_, value)| value.as_object())
+            .map_or(0, Map::len)
+            .min(self.limits.max_properties);
+        self.pool.reserve(64 + declared * 40);
         for (key, value) in obj {
             let at = ROOT.key(key);
             match key.as_str() {
@@ -78,8 +89,6 @@ impl Parser<'_> {
                         );
                     } else {
                         properties.reserve_exact(props.len());
-                        // Names, titles and options: most forms fit without the buffer growing.
-                        self.pool.reserve(64 + props.len() * 40);
                         for (name, schema) in props {
                             let pat = at.key(name);
                             self.text_limit(name, &pat);
@@ -179,12 +188,15 @@ impl Parser<'_> {
                 continue;
             };
             // The property at the cursor first, without the search's iterators.
-            let found = if properties.get(cursor).is_some_and(|p| p.name == name) {
+            let found = if properties
+                .get(cursor)
+                .is_some_and(|p| same_text(&p.name, name))
+            {
                 Some(cursor)
             } else {
                 (cursor..properties.len())
                     .chain(0..cursor)
-                    .find(|&j| properties[j].name == name)
+                    .find(|&j| same_text(&properties[j].name, name))
             };
             let duplicate = match found {
                 Some(j) => {

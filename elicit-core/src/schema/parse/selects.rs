@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::property::{Kw, PropBuilder};
 use super::{is_annotation_keyword, json_type, Parser, Ptr};
 use crate::schema::error::SchemaErrorKind as K;
+use crate::schema::index::same;
 use crate::schema::{
     EnumOption, MultiSelectSchema, Options, PropertyKind, SingleSelectSchema, Text,
 };
@@ -39,7 +40,14 @@ impl<'a> Seen<'a> {
     fn insert(&mut self, value: &'a str) -> bool {
         match &mut self.set {
             Some(set) => set.insert(value),
-            None if self.list[..self.len].contains(&Some(value)) => false,
+            // Lengths first, short values a word at a time (no `memcmp` call each).
+            None if self.list[..self.len]
+                .iter()
+                .flatten()
+                .any(|seen| same(seen.as_bytes(), value.as_bytes())) =>
+            {
+                false
+            }
             None if self.len == Self::LINEAR => {
                 // More values than `new` was told of: move on to the set.
                 let mut set: HashSet<&'a str> = self.list.iter().flatten().copied().collect();
@@ -183,7 +191,9 @@ impl Parser<'_> {
                 Some(s) => {
                     let duplicate = match &mut seen {
                         Some(seen) => !seen.insert(s),
-                        None => list[..i].iter().any(|v| v.as_str() == Some(s)),
+                        None => list[..i]
+                            .iter()
+                            .any(|v| v.as_str().is_some_and(|v| same(v.as_bytes(), s.as_bytes()))),
                     };
                     if duplicate {
                         self.err(
