@@ -87,7 +87,7 @@ fn usage<T>(schema: &Value, build: impl Fn(&Value) -> T) -> Usage {
 }
 
 /// Allocations of one `validate` of a valid answer (its success path), in the steady
-/// state: the second validation of a schema builds its check plan once (two blocks at
+/// state: the second validation of a schema builds its check plan once (three blocks at
 /// most), the first and every later one allocate nothing.
 fn validate_allocations(schema: &Value, content: &Value) -> usize {
     let parsed = RequestedSchema::from_json(schema).expect("parses");

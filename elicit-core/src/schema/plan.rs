@@ -25,9 +25,9 @@ use super::check::{admits, exact_f64, length_within};
 use super::index::{word4, word8};
 use crate::format::Format;
 
-#[cfg(test)]
-use super::Text;
 use super::{FormatSpec, Options, Property, PropertyKind, RequestedSchema};
+#[cfg(test)]
+use super::{PropertySchema, Text};
 
 /// Up to this many options, a select's options are scanned; above it, binary searched.
 const SCAN_OPTIONS: usize = 16;
@@ -65,6 +65,10 @@ pub(crate) struct Plan {
     steps: Box<[Step]>,
     /// The option keys of every select, each select's in one range (`Rule::Options`).
     options: Box<[Key]>,
+    /// The steps by name key, for keys out of order: an open-addressing hash table of
+    /// `index + 1` (0 for an empty slot), a power of two at least twice the number of
+    /// steps long. Each key is in it once, at its first step.
+    slots: Box<[u32]>,
     required: usize,
 }
 
@@ -148,6 +152,17 @@ impl Key {
         Key { len: n, head, tail }
     }
 
+    /// A slot in [`Plan::slots`] to start probing at. A product's bit depends only on
+    /// the factor's bits at or below it, and names often differ in their last bytes
+    /// only (the high bits of `head`), so the word is folded onto its low half before
+    /// the multiplication, whose upper half is kept.
+    #[inline(always)]
+    fn hash(&self) -> usize {
+        let mut x = self.head ^ self.tail.rotate_left(29) ^ self.len as u64;
+        x ^= x >> 32;
+        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize
+    }
+
     /// Whether `bytes` are this key's text, when it is at most [`EXACT_KEY`] bytes long.
     #[inline(always)]
     fn is_short(&self, bytes: &[u8]) -> bool {
@@ -169,7 +184,7 @@ impl Key {
 impl Plan {
     fn new(properties: &[Property]) -> Plan {
         let mut options = Vec::new();
-        let steps = properties
+        let steps: Box<[Step]> = properties
             .iter()
             .map(|p| Step {
                 name: Key::of(p.name().as_bytes()),
@@ -177,9 +192,11 @@ impl Plan {
                 rule: Rule::of(p.schema().kind(), &mut options),
             })
             .collect();
+        let slots = slots_of(&steps);
         Plan {
             steps,
             options: options.into_boxed_slice(),
+            slots,
             required: properties.iter().filter(|p| p.is_required()).count(),
         }
     }
@@ -218,16 +235,42 @@ impl Plan {
         matched == steps.len() || matched_required == self.required
     }
 
-    /// The property named `key` when it is not the short name of property `next`.
+    /// The property named `key` when it is not the short name of property `next`: a
+    /// short key by the hash table of name keys (about 20 instructions, whatever the
+    /// order of the answer), a long one by the schema's name index.
+    #[cold]
     #[inline(never)]
     fn find(&self, schema: &RequestedSchema, key: &str, next: usize) -> Option<usize> {
+        let bytes = key.as_bytes();
+        if bytes.len() <= EXACT_KEY {
+            return self.slot_of(Key::of(bytes));
+        }
         let properties = schema.properties();
         match (self.steps.get(next), properties.get(next)) {
-            (Some(step), Some(p)) if step.name.matches(key.as_bytes(), || p.name().as_bytes()) => {
-                Some(next)
-            }
+            (Some(step), Some(p)) if step.name.matches(bytes, || p.name().as_bytes()) => Some(next),
             _ => schema.names.search(properties, key, next),
         }
+    }
+
+    /// The first step whose name key is `wanted` (exact for keys of up to
+    /// [`EXACT_KEY`] bytes).
+    #[inline]
+    fn slot_of(&self, wanted: Key) -> Option<usize> {
+        let mask = self.slots.len().checked_sub(1)?;
+        let mut at = wanted.hash();
+        // At most half the slots are taken, so an empty one ends every probe.
+        for _ in 0..self.slots.len() {
+            let index = (*self.slots.get(at & mask)? as usize).checked_sub(1)?;
+            if self
+                .steps
+                .get(index)
+                .is_some_and(|step| step.name == wanted)
+            {
+                return Some(index);
+            }
+            at = at.wrapping_add(1);
+        }
+        None
     }
 
     /// What the plan alone says of `value`.
@@ -341,6 +384,29 @@ fn ask(schema: &RequestedSchema, i: usize, value: &Value) -> bool {
         .properties()
         .get(i)
         .is_some_and(|p| admits(p.schema().kind(), value))
+}
+
+/// The hash table of [`Plan::slots`] for these steps.
+fn slots_of(steps: &[Step]) -> Box<[u32]> {
+    let mut slots = vec![0_u32; (steps.len() * 2).next_power_of_two()];
+    let mask = slots.len() - 1;
+    for (index, step) in steps.iter().enumerate() {
+        let mut at = step.name.hash();
+        loop {
+            let slot = &mut slots[at & mask];
+            match (*slot as usize).checked_sub(1) {
+                // D12 bounds a schema to 256 properties, far from `u32`'s limit.
+                None => {
+                    *slot = index as u32 + 1;
+                    break;
+                }
+                // A later property with the same key is reached through the first.
+                Some(first) if steps[first].name == step.name => break,
+                Some(_) => at = at.wrapping_add(1),
+            }
+        }
+    }
+    slots.into_boxed_slice()
 }
 
 impl Rule {
@@ -515,7 +581,9 @@ mod tests {
             let base = valid_content(&schema);
             for name in &names {
                 for value in &values {
-                    for order in [false, true] {
+                    // As declared, reversed, and sorted by name (serde_json's map
+                    // without `preserve_order`).
+                    for order in 0..3 {
                         for drop_others in [false, true] {
                             let mut entries: Vec<(String, Value)> = if drop_others {
                                 Vec::new()
@@ -526,8 +594,10 @@ mod tests {
                                     .collect()
                             };
                             entries.push((name.clone(), value.clone()));
-                            if order {
-                                entries.reverse();
+                            match order {
+                                1 => entries.reverse(),
+                                2 => entries.sort_by(|a, b| a.0.cmp(&b.0)),
+                                _ => {}
                             }
                             let content: Map<String, Value> = entries.into_iter().collect();
                             let expected = schema.content_violations(&content).is_empty();
@@ -579,6 +649,48 @@ mod tests {
         assert!(schema.names.plan(schema.properties()).is_some());
     }
 
+    fn boolean() -> PropertySchema {
+        PropertySchema::new(PropertyKind::Boolean(Default::default()))
+    }
+
+    /// Every short name is found by its key, at its first property when names repeat,
+    /// and a name the schema lacks is not, at every table size up to D12's limit.
+    // covers: V5, D9, D12
+    #[test]
+    fn names_out_of_order_are_found_by_their_key() {
+        for n in [0, 1, 2, 8, 9, 40, 255, 256] {
+            // Names of every key length class: 1-3, 4-7 and 8-16 bytes.
+            let names: Vec<String> = (0..n)
+                .map(|i| match i % 3 {
+                    0 => format!("{}", i % 1000),
+                    1 => format!("n{i:04}"),
+                    _ => format!("name_{i:05}_x"),
+                })
+                .collect();
+            let mut properties: Vec<Property> = names
+                .iter()
+                .map(|name| Property::new(name.clone(), false, boolean()))
+                .collect();
+            // A repeated name (only a schema built in code can have one).
+            if n > 2 {
+                properties.push(Property::new(names[1].clone(), false, boolean()));
+            }
+            let plan = Plan::new(&properties);
+            assert!(plan.slots.len() >= 2 * properties.len());
+            assert!(plan.slots.len().is_power_of_two());
+            for (i, name) in names.iter().enumerate() {
+                assert_eq!(
+                    plan.slot_of(Key::of(name.as_bytes())),
+                    Some(i),
+                    "{name} of {n}"
+                );
+            }
+            for missing in ["", "n", "n00000", "name_99999_x", "zzzzzzzzzzzzzzzz"] {
+                assert_eq!(plan.slot_of(Key::of(missing.as_bytes())), None, "{missing}");
+            }
+        }
+    }
+
     // covers: F7
     #[test]
     fn option_keys_sort_only_long_lists() {
@@ -590,6 +702,7 @@ mod tests {
             let plan = Plan {
                 steps: Box::new([]),
                 options: keys.into_boxed_slice(),
+                slots: Box::new([]),
                 required: 0,
             };
             for v in &values {
