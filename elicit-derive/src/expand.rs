@@ -188,14 +188,9 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
         .deny_unknown_fields
         .as_ref()
         .map(|_| quote!(__reader.deny_unknown();));
-    // The names in property order, and their indices sorted as `Names::find` searches
-    // them: by length, then by bytes.
+    // The names in property order (`Names` finds a key out of order by a hash table it
+    // builds on first need).
     let names: Vec<&str> = asked.iter().map(|f| f.wire.value.as_str()).collect();
-    let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
-    by_name.sort_by_key(|&i| {
-        let name = names[i as usize];
-        (name.len(), name.as_bytes())
-    });
     let reader_mut = (count > 0 || deny_unknown.is_some()).then(|| quote!(mut));
     let mut asked_index = 0;
     let inits = fields.iter().map(|f| {
@@ -227,7 +222,7 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
     quote! {
         #(#lists)*
         static __PROPERTIES: [#p::Property; #count] = [#(#properties),*];
-        static __NAMES: #p::Names = #p::Names::new(&[#(#names),*], &[#(#by_name),*]);
+        static __NAMES: #p::Names = #p::Names::new(&[#(#names),*]);
         static __SCHEMA: #p::RequestedSchema = #p::RequestedSchema::from_static(#title, #description, &__PROPERTIES);
 
         #[automatically_derived]

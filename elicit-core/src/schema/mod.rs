@@ -23,7 +23,7 @@ pub(crate) mod error;
 mod index;
 mod lint;
 pub(crate) mod parse;
-mod plan;
+pub(crate) mod plan;
 pub(crate) mod text;
 
 pub use crate::format::Format;

@@ -65,10 +65,8 @@ pub(crate) struct Plan {
     steps: Box<[Step]>,
     /// The option keys of every select, each select's in one range (`Rule::Options`).
     options: Box<[Key]>,
-    /// The steps by name key, for keys out of order: an open-addressing hash table of
-    /// `index + 1` (0 for an empty slot), a power of two at least twice the number of
-    /// steps long. Each key is in it once, at its first step.
-    slots: Box<[u32]>,
+    /// The steps by name key, for keys out of order; each key once, at its first step.
+    slots: KeyTable,
     required: usize,
 }
 
@@ -123,7 +121,7 @@ struct OptionRange {
 /// A text as its length and two words that, for texts of up to 16 bytes, determine its
 /// bytes: two keys of equal length are equal exactly when their texts are.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Key {
+pub(crate) struct Key {
     len: usize,
     head: u64,
     tail: u64,
@@ -134,7 +132,7 @@ const EXACT_KEY: usize = 16;
 
 impl Key {
     #[inline(always)]
-    fn of(bytes: &[u8]) -> Key {
+    pub(crate) fn of(bytes: &[u8]) -> Key {
         let n = bytes.len();
         let (head, tail) = match n {
             0 => (0, 0),
@@ -157,7 +155,7 @@ impl Key {
     /// only (the high bits of `head`), so the word is folded onto its low half before
     /// the multiplication, whose upper half is kept.
     #[inline(always)]
-    fn hash(&self) -> usize {
+    pub(crate) fn hash(&self) -> usize {
         let mut x = self.head ^ self.tail.rotate_left(29) ^ self.len as u64;
         x ^= x >> 32;
         (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize
@@ -192,7 +190,11 @@ impl Plan {
                 rule: Rule::of(p.schema().kind(), &mut options),
             })
             .collect();
-        let slots = slots_of(&steps);
+        let slots = KeyTable::new(
+            steps.len(),
+            |i| steps[i].name.hash(),
+            |a, b| steps[a].name == steps[b].name,
+        );
         Plan {
             steps,
             options: options.into_boxed_slice(),
@@ -256,21 +258,9 @@ impl Plan {
     /// [`EXACT_KEY`] bytes).
     #[inline]
     fn slot_of(&self, wanted: Key) -> Option<usize> {
-        let mask = self.slots.len().checked_sub(1)?;
-        let mut at = wanted.hash();
-        // At most half the slots are taken, so an empty one ends every probe.
-        for _ in 0..self.slots.len() {
-            let index = (*self.slots.get(at & mask)? as usize).checked_sub(1)?;
-            if self
-                .steps
-                .get(index)
-                .is_some_and(|step| step.name == wanted)
-            {
-                return Some(index);
-            }
-            at = at.wrapping_add(1);
-        }
-        None
+        self.slots.find(wanted.hash(), |i| {
+            self.steps.get(i).is_some_and(|step| step.name == wanted)
+        })
     }
 
     /// What the plan alone says of `value`.
@@ -386,27 +376,55 @@ fn ask(schema: &RequestedSchema, i: usize, value: &Value) -> bool {
         .is_some_and(|p| admits(p.schema().kind(), value))
 }
 
-/// The hash table of [`Plan::slots`] for these steps.
-fn slots_of(steps: &[Step]) -> Box<[u32]> {
-    let mut slots = vec![0_u32; (steps.len() * 2).next_power_of_two()];
-    let mask = slots.len() - 1;
-    for (index, step) in steps.iter().enumerate() {
-        let mut at = step.name.hash();
-        loop {
-            let slot = &mut slots[at & mask];
-            match (*slot as usize).checked_sub(1) {
-                // D12 bounds a schema to 256 properties, far from `u32`'s limit.
-                None => {
-                    *slot = index as u32 + 1;
-                    break;
+/// Indices of `n` entries by hash: an open-addressing table of `index + 1` (0 for an
+/// empty slot), a power of two at least twice `n` long, so that an empty slot ends every
+/// probe. Each distinct entry is in it once, at its first index. The plan finds its steps
+/// with it, and a derived form its fields (`typed::private::Names`), when a key comes out
+/// of order.
+pub(crate) struct KeyTable(Box<[u32]>);
+
+impl KeyTable {
+    /// The table of entries `0..n`, by `hash_of`; `same` says whether two entries are
+    /// equal (the later one is left out).
+    pub(crate) fn new(
+        n: usize,
+        hash_of: impl Fn(usize) -> usize,
+        same: impl Fn(usize, usize) -> bool,
+    ) -> KeyTable {
+        let mut slots = vec![0_u32; (n * 2).next_power_of_two()];
+        let mask = slots.len() - 1;
+        for index in 0..n {
+            let mut at = hash_of(index);
+            loop {
+                let slot = &mut slots[at & mask];
+                match (*slot as usize).checked_sub(1) {
+                    // D12 bounds a schema to 256 properties, far from `u32`'s limit.
+                    None => {
+                        *slot = index as u32 + 1;
+                        break;
+                    }
+                    Some(first) if same(first, index) => break,
+                    Some(_) => at = at.wrapping_add(1),
                 }
-                // A later property with the same key is reached through the first.
-                Some(first) if steps[first].name == step.name => break,
-                Some(_) => at = at.wrapping_add(1),
             }
         }
+        KeyTable(slots.into_boxed_slice())
     }
-    slots.into_boxed_slice()
+
+    /// The first entry with this `hash` for which `is` holds.
+    #[inline]
+    pub(crate) fn find(&self, hash: usize, is: impl Fn(usize) -> bool) -> Option<usize> {
+        let mask = self.0.len().checked_sub(1)?;
+        let mut at = hash;
+        for _ in 0..self.0.len() {
+            let index = (*self.0.get(at & mask)? as usize).checked_sub(1)?;
+            if is(index) {
+                return Some(index);
+            }
+            at = at.wrapping_add(1);
+        }
+        None
+    }
 }
 
 impl Rule {
@@ -676,8 +694,8 @@ mod tests {
                 properties.push(Property::new(names[1].clone(), false, boolean()));
             }
             let plan = Plan::new(&properties);
-            assert!(plan.slots.len() >= 2 * properties.len());
-            assert!(plan.slots.len().is_power_of_two());
+            assert!(plan.slots.0.len() >= 2 * properties.len());
+            assert!(plan.slots.0.len().is_power_of_two());
             for (i, name) in names.iter().enumerate() {
                 assert_eq!(
                     plan.slot_of(Key::of(name.as_bytes())),
@@ -702,7 +720,7 @@ mod tests {
             let plan = Plan {
                 steps: Box::new([]),
                 options: keys.into_boxed_slice(),
-                slots: Box::new([]),
+                slots: KeyTable::new(0, |_| 0, |_, _| true),
                 required: 0,
             };
             for v in &values {

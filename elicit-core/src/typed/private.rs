@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
@@ -27,6 +28,7 @@ pub use crate::schema::{
 };
 
 use crate::schema::check::{check_value, json_type_name};
+use crate::schema::plan::{Key, KeyTable};
 
 /// A numeric literal from an attribute.
 #[derive(Debug, Clone, Copy)]
@@ -399,38 +401,41 @@ pub const fn assert_field<T: Field>() {}
 /// See [`assert_text_field`].
 pub const fn assert_select_option<T: SelectOption>() {}
 
-/// A form's wire names, for sorting a content's members into slots: in property order,
-/// and as property indices sorted by name (shorter names first, then by bytes), which
-/// the derive computes at expansion time. A key is first compared with the name after
-/// the previous key's (content usually comes in property order); any other key is found
-/// by binary search, so that no order of the members is quadratic in the field count.
+/// A form's wire names, for sorting a content's members into slots, in property order.
+/// A key is first compared with the name after the previous key's (content usually comes
+/// in property order); any other key is found through a hash table of the names, built
+/// on the first such key (once per form type), so that no order of the members costs
+/// more than a constant per key: reversed, or sorted by name as `serde_json`'s map
+/// without `preserve_order` writes them.
 pub struct Names {
     in_order: &'static [&'static str],
-    by_name: &'static [u32],
+    table: OnceLock<KeyTable>,
 }
 
 impl Names {
-    /// The names in property order, and their indices sorted by `(length, bytes)`.
-    pub const fn new(in_order: &'static [&'static str], by_name: &'static [u32]) -> Self {
-        Names { in_order, by_name }
+    /// The names in property order.
+    pub const fn new(in_order: &'static [&'static str]) -> Self {
+        Names {
+            in_order,
+            table: OnceLock::new(),
+        }
     }
 
-    /// The index of the property named `key`, by binary search.
+    /// The index of the property named `key`.
+    #[cold]
     #[inline(never)]
     fn find(&self, key: &[u8]) -> Option<usize> {
-        self.by_name
-            .binary_search_by(|&i| {
-                let name = self
-                    .in_order
-                    .get(i as usize)
-                    .map_or(&[][..], |n| n.as_bytes());
-                name.len()
-                    .cmp(&key.len())
-                    .then_with(|| cmp_same_len(name, key))
-            })
-            .ok()
-            .and_then(|at| self.by_name.get(at))
-            .map(|&i| i as usize)
+        let names = self.in_order;
+        let table = self.table.get_or_init(|| {
+            KeyTable::new(
+                names.len(),
+                |i| Key::of(names[i].as_bytes()).hash(),
+                |a, b| names[a] == names[b],
+            )
+        });
+        table.find(Key::of(key).hash(), |i| {
+            names.get(i).is_some_and(|name| same(name.as_bytes(), key))
+        })
     }
 }
 
