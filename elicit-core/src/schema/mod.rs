@@ -20,7 +20,7 @@ use crate::pattern::{compile_pattern, DEFAULT_PATTERN_SIZE_LIMIT};
 pub(crate) mod check;
 mod emit;
 pub(crate) mod error;
-mod index;
+pub(crate) mod index;
 mod lint;
 pub(crate) mod parse;
 pub(crate) mod plan;

@@ -7,7 +7,6 @@
 //! caught it earlier.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
@@ -28,6 +27,7 @@ pub use crate::schema::{
 };
 
 use crate::schema::check::{check_value, json_type_name};
+use crate::schema::index::same;
 use crate::schema::plan::{Key, KeyTable};
 
 /// A numeric literal from an attribute.
@@ -437,52 +437,6 @@ impl Names {
             names.get(i).is_some_and(|name| same(name.as_bytes(), key))
         })
     }
-}
-
-/// Orders two byte strings of the same length as `<[u8]>::cmp` does, by 8 or 4 bytes
-/// at a time rather than through a `memcmp` call: names are short, and the call costs
-/// more than the comparison. The last chunk may overlap the one before it; the bytes
-/// they share are equal by then, so the first difference is still the first.
-#[inline]
-fn cmp_same_len(a: &[u8], b: &[u8]) -> Ordering {
-    let len = a.len().min(b.len());
-    if len >= 8 {
-        let mut at = 0;
-        while at + 8 < len {
-            let order = be64(a, at).cmp(&be64(b, at));
-            if order.is_ne() {
-                return order;
-            }
-            at += 8;
-        }
-        be64(a, len - 8).cmp(&be64(b, len - 8))
-    } else if len >= 4 {
-        be32(a, 0)
-            .cmp(&be32(b, 0))
-            .then_with(|| be32(a, len - 4).cmp(&be32(b, len - 4)))
-    } else {
-        a.cmp(b)
-    }
-}
-
-#[inline]
-fn be64(b: &[u8], at: usize) -> u64 {
-    b.get(at..at + 8)
-        .and_then(|c| c.try_into().ok())
-        .map_or(0, u64::from_be_bytes)
-}
-
-#[inline]
-fn be32(b: &[u8], at: usize) -> u32 {
-    b.get(at..at + 4)
-        .and_then(|c| c.try_into().ok())
-        .map_or(0, u32::from_be_bytes)
-}
-
-/// Whether two byte strings are equal (see [`cmp_same_len`]).
-#[inline]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && cmp_same_len(a, b).is_eq()
 }
 
 /// A form's content being read by a derived `from_content`: its members sorted into a
