@@ -244,6 +244,22 @@ pub struct Property {
 }
 
 impl Property {
+    /// What the parse pushes before it reads a property into place: no name, no texts, a
+    /// boolean kind (nothing to drop).
+    pub(crate) const fn placeholder() -> Self {
+        Property {
+            name: Text::from_static(""),
+            required: false,
+            schema: PropertySchema {
+                title: None,
+                description: None,
+                kind: PropertyKind::Boolean(BooleanSchema { default: None }),
+                meta: None,
+                extra: None,
+            },
+        }
+    }
+
     /// A property from compile-time data (usable in a `static`).
     pub const fn from_static(name: &'static str, required: bool, schema: PropertySchema) -> Self {
         Property {

@@ -169,28 +169,38 @@ impl Parser<'_> {
         }
     }
 
-    pub(super) fn number_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
+    pub(super) fn number_kind(
+        &mut self,
+        b: &mut PropBuilder<'_>,
+        out: &mut PropertyKind,
+    ) -> Option<()> {
         let minimum = self.double(b, Kw::Minimum);
         let maximum = self.double(b, Kw::Maximum);
         self.min_max(b.at, &minimum, &maximum, ("minimum", "maximum"));
         b.misplace_string_and_array("number");
-        Some(PropertyKind::Number(NumberSchema {
+        *out = PropertyKind::Number(NumberSchema {
             minimum,
             maximum,
             default: None,
-        }))
+        });
+        Some(())
     }
 
-    pub(super) fn integer_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
+    pub(super) fn integer_kind(
+        &mut self,
+        b: &mut PropBuilder<'_>,
+        out: &mut PropertyKind,
+    ) -> Option<()> {
         let minimum = self.int64(b, Kw::Minimum);
         let maximum = self.int64(b, Kw::Maximum);
         self.min_max(b.at, &minimum, &maximum, ("minimum", "maximum"));
         b.misplace_string_and_array("integer");
-        Some(PropertyKind::Integer(IntegerSchema {
+        *out = PropertyKind::Integer(IntegerSchema {
             minimum,
             maximum,
             default: None,
-        }))
+        });
+        Some(())
     }
 }
 

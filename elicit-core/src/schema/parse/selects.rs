@@ -70,7 +70,8 @@ impl Parser<'_> {
         b: &mut PropBuilder<'_>,
         has_enum: bool,
         has_one_of: bool,
-    ) -> Option<PropertyKind> {
+        out: &mut PropertyKind,
+    ) -> Option<()> {
         b.misplace_many(
             &[Kw::MinLength, Kw::MaxLength, Kw::Pattern, Kw::Format],
             "single-select",
@@ -98,10 +99,11 @@ impl Parser<'_> {
                 Some(names) => self.legacy_enum_names(values, names, &b.at.key("enumNames"))?,
             }
         };
-        Some(PropertyKind::SingleSelect(SingleSelectSchema {
+        *out = PropertyKind::SingleSelect(SingleSelectSchema {
             options,
             default: None,
-        }))
+        });
+        Some(())
     }
 
     fn legacy_names_misplaced(&mut self, b: &PropBuilder<'_>) {
@@ -303,7 +305,11 @@ impl Parser<'_> {
         (self.issues.len() == before).then(|| Options::Titled(Cow::Owned(out)))
     }
 
-    pub(super) fn multi_select_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
+    pub(super) fn multi_select_kind(
+        &mut self,
+        b: &mut PropBuilder<'_>,
+        out: &mut PropertyKind,
+    ) -> Option<()> {
         b.misplace_many(
             &[
                 Kw::MinLength,
@@ -421,12 +427,13 @@ impl Parser<'_> {
             return None;
         }
         let options = options.filter(|_| ok)?;
-        Some(PropertyKind::MultiSelect(MultiSelectSchema {
+        *out = PropertyKind::MultiSelect(MultiSelectSchema {
             options,
             min_items,
             max_items,
             default: None,
-        }))
+        });
+        Some(())
     }
 }
 

@@ -10,7 +10,11 @@ use crate::schema::error::SchemaErrorKind as K;
 use crate::schema::{FormatSpec, Pattern, PropertyKind, StringSchema};
 
 impl Parser<'_> {
-    pub(super) fn string_kind(&mut self, b: &mut PropBuilder<'_>) -> Option<PropertyKind> {
+    pub(super) fn string_kind(
+        &mut self,
+        b: &mut PropBuilder<'_>,
+        out: &mut PropertyKind,
+    ) -> Option<()> {
         let has_enum = b.get(Kw::Enum).is_some_and(|v| !v.is_null());
         let has_one_of = b.get(Kw::OneOf).is_some_and(|v| !v.is_null());
         b.misplace_many(
@@ -24,7 +28,7 @@ impl Parser<'_> {
             "string",
         );
         if has_enum || has_one_of || b.contains(Kw::EnumNames) {
-            return self.single_select_kind(b, has_enum, has_one_of);
+            return self.single_select_kind(b, has_enum, has_one_of, out);
         }
         b.allow(&[Kw::Enum, Kw::OneOf]);
         let min_length = self
@@ -75,13 +79,14 @@ impl Parser<'_> {
                 None
             }
         };
-        Some(PropertyKind::String(StringSchema {
+        *out = PropertyKind::String(StringSchema {
             min_length,
             max_length,
             pattern,
             format,
             default: None,
-        }))
+        });
+        Some(())
     }
 
     fn pattern(&mut self, src: &str, at: &Ptr<'_>) -> Option<Pattern> {
