@@ -514,11 +514,17 @@ fn required_must_name_existing_properties_once() {
     // In any order: the look-up starts after the last name found and wraps around.
     let abc =
         json!({ "a": { "type": "string" }, "b": { "type": "string" }, "c": { "type": "string" } });
-    let schema = RequestedSchema::from_json(
-        &json!({ "type": "object", "properties": abc, "required": ["c", "a", "b"] }),
-    )
-    .unwrap();
-    assert!(schema.properties().iter().all(|p| p.is_required()));
+    for order in [["c", "a", "b"], ["a", "c", "b"], ["b", "a", "c"]] {
+        // A miss at the cursor searches on from the property after it, then wraps.
+        let schema = RequestedSchema::from_json(
+            &json!({ "type": "object", "properties": abc, "required": order }),
+        )
+        .unwrap();
+        assert!(
+            schema.properties().iter().all(|p| p.is_required()),
+            "{order:?}"
+        );
+    }
     assert_one(
         json!({ "type": "object", "properties": abc, "required": ["b", "c", "b"] }),
         "/required/2",

@@ -194,7 +194,8 @@ impl Parser<'_> {
             {
                 Some(cursor)
             } else {
-                (cursor..properties.len())
+                // The cursor's own property was just compared.
+                (cursor + 1..properties.len())
                     .chain(0..cursor)
                     .find(|&j| same_text(&properties[j].name, name))
             };
