@@ -101,7 +101,9 @@ fn is_full_date(value: &str) -> bool {
     (1..=last_day).contains(&day)
 }
 
-/// `date-time = full-date "T" full-time`; RFC 3339 lets the `T` be lower case.
+/// `date-time = full-date "T" full-time`; RFC 3339 lets the `T` be lower case. Out of
+/// line, so that [`Format::is_valid`] stays small enough to inline for the other formats.
+#[inline(never)]
 fn is_date_time(value: &str) -> bool {
     let bytes = value.as_bytes();
     match (value.get(..10), bytes.get(10), value.get(11..)) {
@@ -177,11 +179,15 @@ fn digits(bytes: &[u8]) -> Option<u16> {
 
 /// An RFC 5321 mailbox: `email_address` checks the whole address, then the domain must be
 /// an address literal or a host name.
+#[inline]
 fn is_email(value: &str) -> bool {
     is_plain_email(value) || is_email_full(value)
 }
 
-/// The full mailbox check (see [`is_email`]).
+/// The full mailbox check (see [`is_email`]). Out of line: inlined, its frame (the
+/// parsed address, the punycode buffers) was set up for every address, plain ones too.
+#[cold]
+#[inline(never)]
 fn is_email_full(value: &str) -> bool {
     // RFC 5321 allows the empty quoted local part `""`, which `email_address` refuses;
     // any one-character quoted string stands in for it.
@@ -214,84 +220,172 @@ fn is_email_full(value: &str) -> bool {
 /// under the full check below, so `true` is final; `false` only means "not this shape"
 /// and the full check decides. It exists because the full parse costs about 15 times
 /// more and this shape is what nearly every answer looks like.
+///
+/// The shape is a regular language, so it is checked by a DFA over the bytes ([`PLAIN`]):
+/// one table lookup per byte and no branch inside the loop, about half the instructions
+/// of a loop that tests each byte's class. Only the lengths are left to count, and an
+/// address of at most 64 bytes cannot break them.
+#[inline]
 fn is_plain_email(value: &str) -> bool {
     let bytes = value.as_bytes();
-    // The local part: up to the first `@`, dots neither first, last nor doubled. One
-    // table lookup per byte; `.` and `@` are the only bytes that need more.
-    let mut at = 0;
-    let mut after_dot = true;
-    loop {
-        let Some(&b) = bytes.get(at) else {
-            return false;
-        };
-        match PLAIN[usize::from(b)] {
-            WORD => after_dot = false,
-            DOT if !after_dot => after_dot = true,
-            AT => break,
-            _ if b == b'+' || b == b'_' => after_dot = false,
-            _ => return false,
-        }
-        at += 1;
+    let mut state = Plain::LocalStart;
+    for &b in bytes {
+        state = PLAIN[state as usize][usize::from(b)];
     }
-    if at == 0 || at > 64 || after_dot {
+    if !state.accepts() {
         return false;
     }
-    // The domain: LDH labels separated by single dots, checked in the same single pass.
+    // With at most 64 bytes in all, the local part (before the `@`) has at most 63 and
+    // every label at most 62; longer addresses have their lengths counted.
+    bytes.len() <= 64 || plain_lengths(bytes)
+}
+
+/// The lengths [`is_plain_email`]'s DFA cannot count, for an address it accepted: a local
+/// part of at most 64 bytes, a domain of at most 253 and labels of at most 63.
+#[cold]
+fn plain_lengths(bytes: &[u8]) -> bool {
+    let Some(at) = bytes.iter().position(|&b| b == b'@') else {
+        return false;
+    };
     let domain = &bytes[at + 1..];
-    if domain.is_empty() || domain.len() > 253 {
-        return false;
+    at <= 64 && domain.len() <= 253 && domain.split(|&b| b == b'.').all(|l| l.len() <= 63)
+}
+
+/// The states of [`is_plain_email`]'s DFA. In a domain label, the state counts the bytes
+/// read so far (up to four, far enough to see the `--` of the third and fourth places)
+/// and whether the last one was `-` (a label cannot end with it).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+enum Plain {
+    /// Not this shape; no byte leaves it.
+    Refused,
+    /// The local part's first byte, or the byte after a dot in it.
+    LocalStart,
+    /// In the local part, after a byte that is not a dot.
+    Local,
+    /// The first byte of a domain label (after the `@` or a dot).
+    LabelStart,
+    /// One byte of the label read, a letter or digit.
+    Label1,
+    /// Two bytes read, the last a letter or digit.
+    Label2,
+    /// Two bytes read, the last `-`.
+    Label2Hyphen,
+    /// Three bytes read, the last a letter or digit.
+    Label3,
+    /// Three bytes read, the third `-` (a fourth `-` would make `--` there).
+    Label3Hyphen,
+    /// Four or more bytes read, the last a letter or digit.
+    Label4,
+    /// Four or more bytes read, the last `-`.
+    Label4Hyphen,
+}
+
+impl Plain {
+    const COUNT: usize = 11;
+
+    /// Whether a whole address may end in this state: in a domain label that has a byte
+    /// and does not end with `-`.
+    #[inline]
+    fn accepts(self) -> bool {
+        matches!(
+            self,
+            Plain::Label1 | Plain::Label2 | Plain::Label3 | Plain::Label4
+        )
     }
-    let mut start = 0;
-    for (i, &b) in domain.iter().enumerate() {
-        match PLAIN[usize::from(b)] {
-            WORD => {}
-            DOT => {
-                if !plain_label(&domain[start..i]) {
-                    return false;
+
+    /// The state after `byte`.
+    const fn next(self, byte: u8) -> Plain {
+        let ldh = byte.is_ascii_alphanumeric();
+        let local = ldh || byte == b'-' || byte == b'+' || byte == b'_';
+        match self {
+            Plain::Refused => Plain::Refused,
+            Plain::LocalStart => {
+                if local {
+                    Plain::Local
+                } else {
+                    Plain::Refused
                 }
-                start = i + 1;
             }
-            _ => return false,
+            Plain::Local => match byte {
+                b'.' => Plain::LocalStart,
+                b'@' => Plain::LabelStart,
+                _ if local => Plain::Local,
+                _ => Plain::Refused,
+            },
+            Plain::LabelStart => {
+                if ldh {
+                    Plain::Label1
+                } else {
+                    Plain::Refused
+                }
+            }
+            // After a letter or digit: a dot ends the label.
+            Plain::Label1 | Plain::Label2 | Plain::Label3 | Plain::Label4 => match byte {
+                b'.' => Plain::LabelStart,
+                b'-' => match self {
+                    Plain::Label1 => Plain::Label2Hyphen,
+                    Plain::Label2 => Plain::Label3Hyphen,
+                    _ => Plain::Label4Hyphen,
+                },
+                _ if ldh => match self {
+                    Plain::Label1 => Plain::Label2,
+                    Plain::Label2 => Plain::Label3,
+                    _ => Plain::Label4,
+                },
+                _ => Plain::Refused,
+            },
+            // After a `-`: neither a dot nor the end may follow.
+            Plain::Label2Hyphen => match byte {
+                b'-' => Plain::Label3Hyphen,
+                _ if ldh => Plain::Label3,
+                _ => Plain::Refused,
+            },
+            Plain::Label3Hyphen => {
+                if ldh {
+                    Plain::Label4
+                } else {
+                    Plain::Refused
+                }
+            }
+            Plain::Label4Hyphen => match byte {
+                b'-' => Plain::Label4Hyphen,
+                _ if ldh => Plain::Label4,
+                _ => Plain::Refused,
+            },
         }
     }
-    plain_label(&domain[start..])
 }
 
-/// An LDH label of [`is_plain_email`] whose bytes are known to be letters, digits and
-/// `-`: 1 to 63 bytes, no `-` at either end, no `--` in the third and fourth places.
-#[inline]
-fn plain_label(label: &[u8]) -> bool {
-    match (label.first(), label.last()) {
-        (Some(&first), Some(&last)) => {
-            label.len() <= 63 && first != b'-' && last != b'-' && label.get(2..4) != Some(b"--")
+/// [`is_plain_email`]'s DFA: the next state for each state and byte, built at compile
+/// time from [`Plain::next`].
+static PLAIN: [[Plain; 256]; Plain::COUNT] = plain_table();
+
+const fn plain_table() -> [[Plain; 256]; Plain::COUNT] {
+    const STATES: [Plain; Plain::COUNT] = [
+        Plain::Refused,
+        Plain::LocalStart,
+        Plain::Local,
+        Plain::LabelStart,
+        Plain::Label1,
+        Plain::Label2,
+        Plain::Label2Hyphen,
+        Plain::Label3,
+        Plain::Label3Hyphen,
+        Plain::Label4,
+        Plain::Label4Hyphen,
+    ];
+    let mut table = [[Plain::Refused; 256]; Plain::COUNT];
+    let mut s = 0;
+    while s < Plain::COUNT {
+        // The table is indexed by discriminant: each state must sit at its own.
+        assert!(STATES[s] as usize == s);
+        let mut b = 0;
+        while b < 256 {
+            table[s][b] = STATES[s].next(b as u8);
+            b += 1;
         }
-        _ => false,
-    }
-}
-
-/// The byte classes of [`is_plain_email`]: [`WORD`] for ASCII letters, digits and `-`,
-/// [`DOT`], [`AT`], and 0 for every other byte (`+` and `_` are checked apart, in the
-/// local part only).
-static PLAIN: [u8; 256] = plain_classes();
-const WORD: u8 = 1;
-const DOT: u8 = 2;
-const AT: u8 = 3;
-
-const fn plain_classes() -> [u8; 256] {
-    let mut table = [0; 256];
-    let mut b = 0;
-    while b < 256 {
-        let byte = b as u8;
-        table[b] = if byte.is_ascii_alphanumeric() || byte == b'-' {
-            WORD
-        } else if byte == b'.' {
-            DOT
-        } else if byte == b'@' {
-            AT
-        } else {
-            0
-        };
-        b += 1;
+        s += 1;
     }
     table
 }
@@ -775,6 +869,93 @@ mod tests {
         // `jsonschema` reads the address with `email_address`'s default options, which
         // accept a display name around the mailbox; V makes that validator the reference.
         assert!(valid(Format::Email, "Joe <joe@example.com>"));
+    }
+
+    /// The plain shape of [`super::is_plain_email`], written as the rules read: split at
+    /// the first `@`, then the domain at its dots.
+    fn plain_by_the_rules(text: &str) -> bool {
+        let Some((local, domain)) = text.split_once('@') else {
+            return false;
+        };
+        let local_ok = !local.is_empty()
+            && local.len() <= 64
+            && local.split('.').all(|part| {
+                !part.is_empty()
+                    && part
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-+_".contains(&b))
+            });
+        let domain_ok = !domain.is_empty()
+            && domain.len() <= 253
+            && domain.split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                    && !label.starts_with('-')
+                    && !label.ends_with('-')
+                    && label.get(2..4) != Some("--")
+            });
+        local_ok && domain_ok
+    }
+
+    // covers: V7
+    #[test]
+    fn the_plain_email_dfa_is_the_plain_shape() {
+        use super::is_plain_email;
+        // Every text of up to six bytes over an alphabet with each kind of byte the DFA
+        // tells apart (letters, a digit, `-`, `.`, `@`, `+`, `_`, a space), then longer
+        // random ones, and the length limits.
+        let alphabet = b"a9-.@+_ ";
+        let (mut count, mut accepted) = (0, 0);
+        for len in 0..=6u32 {
+            for mut n in 0..alphabet.len().pow(len) {
+                let text: String = (0..len)
+                    .map(|_| {
+                        let c = alphabet[n % alphabet.len()] as char;
+                        n /= alphabet.len();
+                        c
+                    })
+                    .collect();
+                let plain = is_plain_email(&text);
+                assert_eq!(plain, plain_by_the_rules(&text), "{text:?}");
+                count += 1;
+                accepted += usize::from(plain);
+            }
+        }
+        assert_eq!(count, (0..=6).map(|len| 8usize.pow(len)).sum::<usize>());
+        assert!(
+            accepted > 1000,
+            "the alphabet must reach the accepting states ({accepted})"
+        );
+        let alphabet = "ab-.@+_9é".chars().collect::<Vec<_>>();
+        let mut seed: u64 = 0xfeed;
+        for _ in 0..100_000 {
+            let len = 1 + (seed % 40) as usize;
+            let text: String = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            assert_eq!(is_plain_email(&text), plain_by_the_rules(&text), "{text:?}");
+        }
+        for local in [63, 64, 65] {
+            for label in [62, 63, 64] {
+                let text = format!("{}@{}.io", "l".repeat(local), "d".repeat(label));
+                assert_eq!(
+                    is_plain_email(&text),
+                    local <= 64 && label <= 63,
+                    "{local} {label}"
+                );
+            }
+        }
+        let long_domain = |n: usize| format!("a@{}", vec!["d".repeat(49); n].join("."));
+        assert!(is_plain_email(&long_domain(5)), "249 bytes");
+        assert!(!is_plain_email(&long_domain(6)), "299 bytes");
     }
 
     // covers: V7

@@ -16,7 +16,9 @@ use crate::content::{ValidationError, ValidationErrors};
 use crate::protocol::{Action, ElicitationResponse};
 use crate::schema::check::{check_string, json_type_name};
 use crate::schema::parse::value_to_i64;
-use crate::schema::{EnumOption, Property, PropertyKind, RequestedSchema, StringSchema, Text};
+use crate::schema::{
+    EnumOption, FormatSpec, Property, PropertyKind, RequestedSchema, StringSchema, Text,
+};
 
 #[doc(hidden)]
 pub mod private;
@@ -282,17 +284,34 @@ impl Field for String {
 /// Whether `s` satisfies `schema`. Inlined into each derived `from_content`, where the
 /// schema is a constant: a field without `pattern` or `format` whose lengths the byte
 /// length settles (V1, D6: `n` bytes hold between `ceil(n / 4)` and `n` scalar values)
-/// costs a comparison or two; anything else is left to `check_string`.
+/// costs a comparison or two; anything else is one call to [`text_is_valid_slow`].
 #[inline]
 fn text_is_valid(schema: &StringSchema, s: &str) -> bool {
-    if schema.pattern.is_none() && schema.format.is_none() {
-        let settled = schema.max_length.is_none_or(|max| s.len() <= max as usize)
-            && schema
-                .min_length
-                .is_none_or(|min| s.len().div_ceil(4) >= min as usize);
-        if settled {
-            return true;
-        }
+    if schema.pattern.is_none() && schema.format.is_none() && lengths_settled(schema, s) {
+        return true;
+    }
+    text_is_valid_slow(schema, s)
+}
+
+/// Whether the byte length of `s` alone shows it within the schema's length bounds.
+#[inline(always)]
+fn lengths_settled(schema: &StringSchema, s: &str) -> bool {
+    schema.max_length.is_none_or(|max| s.len() <= max as usize)
+        && schema
+            .min_length
+            .is_none_or(|min| s.len().div_ceil(4) >= min as usize)
+}
+
+/// [`text_is_valid`] past its inlined case. A format with settled lengths and no pattern
+/// (an `email` field, say) goes straight to the format's check (V7; an unknown format is
+/// not asserted, D7); anything else is `check_string`'s.
+#[inline(never)]
+fn text_is_valid_slow(schema: &StringSchema, s: &str) -> bool {
+    if schema.pattern.is_none() && lengths_settled(schema, s) {
+        return match &schema.format {
+            Some(FormatSpec::Known(format)) => format.is_valid(s),
+            Some(FormatSpec::Unknown(_)) | None => true,
+        };
     }
     check_string(schema, s, &mut |_| {})
 }
@@ -521,13 +540,10 @@ fn collect_options<T: SelectOption, C: FromIterator<T>>(
         .collect()
 }
 
-/// The choices of a multi-select answer that is valid for `kind`: every item an option
-/// and the count within bounds. `None` leaves it to the checked path.
+/// The items of a multi-select answer whose count is within the schema's bounds; `None`
+/// leaves it to the checked path.
 #[inline]
-fn read_valid_options<T: SelectOption, C: FromIterator<T>>(
-    value: &Value,
-    kind: &PropertyKind,
-) -> Option<C> {
+fn valid_items<'a>(value: &'a Value, kind: &PropertyKind) -> Option<&'a [Value]> {
     let (Value::Array(items), PropertyKind::MultiSelect(schema)) = (value, kind) else {
         return None;
     };
@@ -537,7 +553,17 @@ fn read_valid_options<T: SelectOption, C: FromIterator<T>>(
     {
         return None;
     }
-    items
+    Some(items)
+}
+
+/// The choices of a multi-select answer that is valid for `kind`: every item an option
+/// and the count within bounds. `None` leaves it to the checked path.
+#[inline]
+fn read_valid_options<T: SelectOption, C: FromIterator<T>>(
+    value: &Value,
+    kind: &PropertyKind,
+) -> Option<C> {
+    valid_items(value, kind)?
         .iter()
         .map(|item| item.as_str().and_then(T::from_option))
         .collect()
@@ -562,7 +588,14 @@ impl<T: SelectOption> Field for Vec<T> {
     }
     #[inline]
     fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
-        read_valid_options(value, kind)
+        // A loop into a vector of the right size: `collect` into `Option<Vec<_>>` went
+        // through a generic adapter that cost more than the items themselves.
+        let items = valid_items(value, kind)?;
+        let mut choices = Vec::with_capacity(items.len());
+        for item in items {
+            choices.push(T::from_option(item.as_str()?)?);
+        }
+        Some(choices)
     }
     fn to_json(&self) -> Option<Value> {
         options_json(self.iter())

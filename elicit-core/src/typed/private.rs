@@ -501,14 +501,46 @@ fn not_an_object(content: &Value) -> ValidationErrors {
 
 /// Puts each member of `object` in the slot of the property it names; whether every
 /// member named one. A JSON object's keys are unique, so no slot is written twice.
+///
+/// Answers nearly always list their members in property order, so the members and the
+/// names are walked in step while each member is the next name: one comparison a
+/// member, no index to keep or check. The first member out of step hands over to
+/// [`fill_slots_in_any_order`].
+#[inline]
 fn fill_slots<'a>(
     object: &'a Map<String, Value>,
     names: &Names,
     slots: &mut [Option<&'a Value>],
 ) -> bool {
-    let mut next = 0;
+    let mut members = object.iter();
+    for (next, (name, slot)) in names.in_order.iter().zip(slots.iter_mut()).enumerate() {
+        let Some((key, member)) = members.next() else {
+            return true;
+        };
+        if same(name.as_bytes(), key.as_bytes()) {
+            *slot = Some(member);
+        } else {
+            return fill_slots_in_any_order((key, member), members, next, names, slots);
+        }
+    }
+    // Every property was matched in order; a member left over names none of them.
+    members.next().is_none()
+}
+
+/// [`fill_slots`] from the first member that is not the property at `next`: each
+/// member is tried against the name after the previous one's, and found through the
+/// names' hash table otherwise.
+#[cold]
+#[inline(never)]
+fn fill_slots_in_any_order<'a>(
+    first: (&'a String, &'a Value),
+    rest: serde_json::map::Iter<'a>,
+    mut next: usize,
+    names: &Names,
+    slots: &mut [Option<&'a Value>],
+) -> bool {
     let mut all_known = true;
-    for (key, member) in object {
+    for (key, member) in std::iter::once(first).chain(rest) {
         let key = key.as_bytes();
         let i = match names.in_order.get(next) {
             Some(name) if same(name.as_bytes(), key) => next,
