@@ -483,6 +483,7 @@ fn compare_int_float(i: i128, f: f64) -> Ordering {
 impl RequestedSchema {
     /// Whether every property's value in `content` is valid and every required property
     /// is present: the answer of [`RequestedSchema::content_violations`] being empty.
+    #[inline(always)]
     pub(crate) fn admits_content(&self, content: &Map<String, Value>) -> bool {
         match self.names.plan(self.properties()) {
             Some(plan) => plan.admits(self, content),

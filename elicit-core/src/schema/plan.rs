@@ -68,6 +68,9 @@ pub(crate) struct Plan {
     /// The steps by name key, for keys out of order; each key once, at its first step.
     slots: KeyTable,
     required: usize,
+    /// One past the last required step: an answer whose members are the first `n`
+    /// properties in order holds every required one when `n` reaches it.
+    required_end: usize,
 }
 
 struct Step {
@@ -76,7 +79,10 @@ struct Step {
     rule: Rule,
 }
 
-/// What a value must be, with absent bounds made infinite.
+/// What a value must be, with absent bounds made infinite. A plain tag (`repr(u8)`): with
+/// the tag in a niche of a variant's fields, each dispatch first decoded it (a
+/// subtraction and a conditional move).
+#[repr(u8)]
 enum Rule {
     Bool,
     Integer {
@@ -88,14 +94,10 @@ enum Rule {
         max: f64,
     },
     /// A string with at most length bounds (in Unicode scalar values).
-    Text {
-        min: Option<u32>,
-        max: Option<u32>,
-    },
+    Text(Lengths),
     /// A string with a format, and perhaps length bounds.
     Format {
-        min: Option<u32>,
-        max: Option<u32>,
+        lengths: Lengths,
         format: Format,
     },
     /// A single select whose options are `options[range]`.
@@ -110,6 +112,34 @@ enum Rule {
     },
     /// Anything else (a pattern, a format, an unknown type): [`admits`] decides.
     Other,
+}
+
+/// A string's length bounds, in Unicode scalar values, and the byte lengths that settle
+/// them without counting (V1, D6: `n` bytes hold between `ceil(n / 4)` and `n` scalar
+/// values): from `4 * min - 3` bytes a text has at least `min` of them, and up to `max`
+/// bytes at most `max`.
+struct Lengths {
+    min: Option<u32>,
+    max: Option<u32>,
+    settled: std::ops::RangeInclusive<usize>,
+}
+
+impl Lengths {
+    fn new(min: Option<u32>, max: Option<u32>) -> Lengths {
+        let low = min.map_or(0, |m| (m as usize * 4).saturating_sub(3));
+        let high = max.map_or(usize::MAX, |m| m as usize);
+        Lengths {
+            min,
+            max,
+            settled: low..=high,
+        }
+    }
+
+    /// Whether `s` is within the bounds: by its byte length alone nearly always.
+    #[inline(always)]
+    fn admit(&self, s: &str) -> bool {
+        self.settled.contains(&s.len()) || length_within(s, self.min, self.max)
+    }
 }
 
 struct OptionRange {
@@ -162,12 +192,24 @@ impl Key {
     }
 
     /// Whether `bytes` are this key's text, when it is at most [`EXACT_KEY`] bytes long.
+    /// The words of `bytes` are read as [`Key::of`] reads them, longest texts first (the
+    /// usual names), and only those that can differ: a text of under 8 bytes has no
+    /// `tail`.
     #[inline(always)]
     fn is_short(&self, bytes: &[u8]) -> bool {
-        self.len == bytes.len() && self.len <= EXACT_KEY && {
-            let other = Key::of(bytes);
-            self.head == other.head && self.tail == other.tail
+        let n = bytes.len();
+        if n != self.len {
+            return false;
         }
+        if n >= 8 {
+            return n <= EXACT_KEY
+                && word8(bytes, 0) == self.head
+                && word8(bytes, n - 8) == self.tail;
+        }
+        if n >= 4 {
+            return u64::from(word4(bytes, 0)) | u64::from(word4(bytes, n - 4)) << 32 == self.head;
+        }
+        Key::of(bytes).head == self.head
     }
 
     /// Whether `bytes` are this key's text (`text` reads it, for long texts only).
@@ -200,16 +242,66 @@ impl Plan {
             options: options.into_boxed_slice(),
             slots,
             required: properties.iter().filter(|p| p.is_required()).count(),
+            required_end: properties
+                .iter()
+                .rposition(Property::is_required)
+                .map_or(0, |last| last + 1),
         }
     }
 
     /// [`RequestedSchema::admits_content`], by the plan.
+    ///
+    /// Answers nearly always list their members in property order, so the members and
+    /// the steps are walked in step while each member is the next step's short name:
+    /// no index to keep, no count to make. The first member out of step hands the rest
+    /// over to [`Plan::admits_in_any_order`].
     pub(crate) fn admits(&self, schema: &RequestedSchema, content: &Map<String, Value>) -> bool {
+        let mut members = content.iter();
+        for (i, step) in self.steps.iter().enumerate() {
+            let Some((key, value)) = members.next() else {
+                // The answer ended: the properties after it must all be optional.
+                return i >= self.required_end;
+            };
+            if !step.name.is_short(key.as_bytes()) {
+                return self.admits_in_any_order(schema, i, (key, value), members);
+            }
+            if !self.admits_value(schema, i, &step.rule, value) {
+                return false;
+            }
+        }
+        // Every property, in order; a member left over names none of them (V5, D9:
+        // allowed), since an object's keys are unique.
+        true
+    }
+
+    /// Whether the plan admits `value` for step `i`, asking [`admits`] where it cannot
+    /// tell.
+    #[inline(always)]
+    fn admits_value(&self, schema: &RequestedSchema, i: usize, rule: &Rule, value: &Value) -> bool {
+        match self.verdict(rule, value) {
+            Verdict::Valid => true,
+            Verdict::Invalid => false,
+            Verdict::Ask => ask(schema, i, value),
+        }
+    }
+
+    /// [`Plan::admits`] from member `first`, the first that is not the short name of
+    /// step `next`, every step before it matched in order.
+    #[cold]
+    #[inline(never)]
+    fn admits_in_any_order<'a>(
+        &self,
+        schema: &RequestedSchema,
+        mut next: usize,
+        first: (&'a String, &'a Value),
+        rest: serde_json::map::Iter<'a>,
+    ) -> bool {
         let steps = &self.steps;
-        let mut next = 0;
-        let mut matched = 0;
-        let mut matched_required = 0;
-        for (key, value) in content {
+        let mut matched = next;
+        let mut matched_required = steps
+            .get(..next)
+            .map_or(0, |done| done.iter().filter(|step| step.required).count());
+        for (key, value) in std::iter::once(first).chain(rest) {
             let i = match steps.get(next) {
                 Some(step) if step.name.is_short(key.as_bytes()) => next,
                 _ => match self.find(schema, key, next) {
@@ -221,14 +313,8 @@ impl Plan {
             let Some(step) = steps.get(i) else {
                 continue;
             };
-            match self.verdict(&step.rule, value) {
-                Verdict::Valid => {}
-                Verdict::Invalid => return false,
-                Verdict::Ask => {
-                    if !ask(schema, i, value) {
-                        return false;
-                    }
-                }
+            if !self.admits_value(schema, i, &step.rule, value) {
+                return false;
             }
             matched += 1;
             matched_required += usize::from(step.required);
@@ -275,14 +361,12 @@ impl Plan {
                 },
                 _ => Verdict::Invalid,
             },
-            Rule::Text { min, max } => match value {
-                Value::String(s) => Verdict::from(length_within(s, *min, *max)),
+            Rule::Text(lengths) => match value {
+                Value::String(s) => Verdict::from(lengths.admit(s)),
                 _ => Verdict::Invalid,
             },
-            Rule::Format { min, max, format } => match value {
-                Value::String(s) => {
-                    Verdict::from(length_within(s, *min, *max) && format.is_valid(s))
-                }
+            Rule::Format { lengths, format } => match value {
+                Value::String(s) => Verdict::from(lengths.admit(s) && format.is_valid(s)),
                 _ => Verdict::Invalid,
             },
             Rule::Select { options } => match value {
@@ -322,8 +406,9 @@ impl Plan {
     }
 
     /// Whether `value` is one of the options in `range`: [`Verdict::Ask`] when only an
-    /// option longer than a key decides could be it.
-    #[inline]
+    /// option longer than a key decides could be it. Inlined into the walk: a call per
+    /// select cost as much as its scan of a few options.
+    #[inline(always)]
     fn contains(&self, range: &OptionRange, value: &str) -> Verdict {
         let Some(keys) = self
             .options
@@ -447,15 +532,11 @@ impl Rule {
             PropertyKind::String(s)
                 if s.pattern.is_none() && !matches!(s.format, Some(FormatSpec::Known(_))) =>
             {
-                Rule::Text {
-                    min: s.min_length,
-                    max: s.max_length,
-                }
+                Rule::Text(Lengths::new(s.min_length, s.max_length))
             }
             PropertyKind::String(s) if s.pattern.is_none() => match s.format {
                 Some(FormatSpec::Known(format)) => Rule::Format {
-                    min: s.min_length,
-                    max: s.max_length,
+                    lengths: Lengths::new(s.min_length, s.max_length),
                     format,
                 },
                 _ => Rule::Other,
@@ -634,6 +715,39 @@ mod tests {
         }
     }
 
+    // covers: V3, V5, D9
+    #[test]
+    fn answers_in_declaration_order_end_anywhere() {
+        // The walk in step with the properties: an answer that is the first `k`
+        // properties in order is complete only when no required property comes after,
+        // and a member after them that names none is allowed.
+        for schema_json in schemas() {
+            let schema = RequestedSchema::from_json(&schema_json).unwrap();
+            let plan = Plan::new(schema.properties());
+            let base = valid_content(&schema);
+            for k in 0..=base.len() {
+                for extra in [None, Some("unknown"), Some("zz_not_declared_at_all")] {
+                    let mut content: Map<String, Value> = base
+                        .iter()
+                        .take(k)
+                        .map(|(n, v)| (n.clone(), v.clone()))
+                        .collect();
+                    if let Some(extra) = extra {
+                        content.insert(extra.to_owned(), json!(true));
+                    }
+                    let expected = schema.content_violations(&content).is_empty();
+                    assert_eq!(plan.admits(&schema, &content), expected, "{content:?}");
+                }
+            }
+            let required_after = schema
+                .properties()
+                .iter()
+                .rposition(|p| p.is_required())
+                .map_or(0, |last| last + 1);
+            assert_eq!(plan.required_end, required_after);
+        }
+    }
+
     /// A content every property of `schema` (as in `schemas`) accepts.
     fn valid_content(schema: &RequestedSchema) -> Map<String, Value> {
         let candidates = values();
@@ -722,6 +836,7 @@ mod tests {
                 options: keys.into_boxed_slice(),
                 slots: KeyTable::new(0, |_| 0, |_, _| true),
                 required: 0,
+                required_end: 0,
             };
             for v in &values {
                 assert!(matches!(plan.contains(&range, v), Verdict::Valid), "{v}");
