@@ -128,11 +128,9 @@ impl RequestedSchema {
             issues: Vec::new(),
             pool: TextPool::new(),
         };
-        let schema = p.root(json);
-        match schema {
-            Some(schema) if p.issues.is_empty() => Ok(schema),
-            _ => Err(SchemaError::new(p.issues)),
-        }
+        // The schema is built in the return slot: a `RequestedSchema` is a few hundred
+        // bytes, and handing it back through an `Option` copied it twice.
+        p.root(json)
     }
 }
 
@@ -249,6 +247,12 @@ fn place(out: &mut PropertyKind, kind: PropertyKind) {
 }
 
 impl Parser<'_> {
+    /// The problems found, as the parse's error.
+    #[cold]
+    fn error(&mut self) -> SchemaError {
+        SchemaError::new(std::mem::take(&mut self.issues))
+    }
+
     fn err(&mut self, at: &Ptr<'_>, kind: K) {
         self.issues.push(SchemaIssue {
             pointer: at.render(),
