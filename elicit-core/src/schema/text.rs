@@ -375,6 +375,7 @@ impl Attach for Text {
 }
 
 impl<T: Attach> Attach for Option<T> {
+    #[inline]
     fn attach(&mut self, buffer: &Arc<String>) {
         if let Some(t) = self {
             t.attach(buffer);
@@ -394,6 +395,7 @@ impl<T: Attach + Clone> Attach for Cow<'static, [T]> {
 }
 
 impl<T: Attach> Attach for [T] {
+    #[inline]
     fn attach(&mut self, buffer: &Arc<String>) {
         for item in self {
             item.attach(buffer);
@@ -402,6 +404,7 @@ impl<T: Attach> Attach for [T] {
 }
 
 impl Attach for Property {
+    #[inline]
     fn attach(&mut self, buffer: &Arc<String>) {
         let Property {
             name,
@@ -414,6 +417,7 @@ impl Attach for Property {
 }
 
 impl Attach for PropertySchema {
+    #[inline]
     fn attach(&mut self, buffer: &Arc<String>) {
         let PropertySchema {
             title,

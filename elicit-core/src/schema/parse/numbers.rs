@@ -178,11 +178,14 @@ impl Parser<'_> {
         let maximum = self.double(b, Kw::Maximum);
         self.min_max(b.at, &minimum, &maximum, ("minimum", "maximum"));
         b.misplace_string_and_array("number");
-        *out = PropertyKind::Number(NumberSchema {
-            minimum,
-            maximum,
-            default: None,
-        });
+        super::place(
+            out,
+            PropertyKind::Number(NumberSchema {
+                minimum,
+                maximum,
+                default: None,
+            }),
+        );
         Some(())
     }
 
@@ -195,11 +198,14 @@ impl Parser<'_> {
         let maximum = self.int64(b, Kw::Maximum);
         self.min_max(b.at, &minimum, &maximum, ("minimum", "maximum"));
         b.misplace_string_and_array("integer");
-        *out = PropertyKind::Integer(IntegerSchema {
-            minimum,
-            maximum,
-            default: None,
-        });
+        super::place(
+            out,
+            PropertyKind::Integer(IntegerSchema {
+                minimum,
+                maximum,
+                default: None,
+            }),
+        );
         Some(())
     }
 }

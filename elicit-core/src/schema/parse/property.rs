@@ -192,7 +192,7 @@ impl Parser<'_> {
     fn boolean_kind(&mut self, b: &mut PropBuilder<'_>, out: &mut PropertyKind) -> Option<()> {
         b.misplace_string_and_array("boolean");
         b.misplace_many(&[Kw::Minimum, Kw::Maximum], "boolean");
-        *out = PropertyKind::Boolean(BooleanSchema { default: None });
+        super::place(out, PropertyKind::Boolean(BooleanSchema { default: None }));
         Some(())
     }
 }

@@ -7,13 +7,14 @@ use serde_json::{Map, Value};
 
 use super::defaults::PendingDefault;
 use super::{json_type, Parser, Ptr, ROOT};
-use crate::schema::error::SchemaErrorKind as K;
+use crate::schema::error::{SchemaError, SchemaErrorKind as K};
 use crate::schema::index::same_text;
 use crate::schema::text::Attach;
 use crate::schema::{Property, RequestedSchema};
 
 impl Parser<'_> {
-    pub(super) fn root(&mut self, json: &Value) -> Option<RequestedSchema> {
+    /// The schema, or every problem found.
+    pub(super) fn root(&mut self, json: &Value) -> Result<RequestedSchema, SchemaError> {
         let Some(obj) = json.as_object() else {
             self.err(
                 &ROOT,
@@ -21,7 +22,7 @@ impl Parser<'_> {
                     found: json_type(json),
                 },
             );
-            return None;
+            return Err(self.error());
         };
         let mut title = None;
         let mut description = None;
@@ -117,7 +118,10 @@ impl Parser<'_> {
                 &mut properties,
             );
         }
-        Some(RequestedSchema {
+        if !self.issues.is_empty() {
+            return Err(self.error());
+        }
+        Ok(RequestedSchema {
             title,
             description,
             properties: Cow::Owned(properties),

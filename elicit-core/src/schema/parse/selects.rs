@@ -99,10 +99,13 @@ impl Parser<'_> {
                 Some(names) => self.legacy_enum_names(values, names, &b.at.key("enumNames"))?,
             }
         };
-        *out = PropertyKind::SingleSelect(SingleSelectSchema {
-            options,
-            default: None,
-        });
+        super::place(
+            out,
+            PropertyKind::SingleSelect(SingleSelectSchema {
+                options,
+                default: None,
+            }),
+        );
         Some(())
     }
 
@@ -427,12 +430,15 @@ impl Parser<'_> {
             return None;
         }
         let options = options.filter(|_| ok)?;
-        *out = PropertyKind::MultiSelect(MultiSelectSchema {
-            options,
-            min_items,
-            max_items,
-            default: None,
-        });
+        super::place(
+            out,
+            PropertyKind::MultiSelect(MultiSelectSchema {
+                options,
+                min_items,
+                max_items,
+                default: None,
+            }),
+        );
         Some(())
     }
 }

@@ -79,13 +79,16 @@ impl Parser<'_> {
                 None
             }
         };
-        *out = PropertyKind::String(StringSchema {
-            min_length,
-            max_length,
-            pattern,
-            format,
-            default: None,
-        });
+        super::place(
+            out,
+            PropertyKind::String(StringSchema {
+                min_length,
+                max_length,
+                pattern,
+                format,
+                default: None,
+            }),
+        );
         Some(())
     }
 
