@@ -126,33 +126,38 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
             }),
             _ => None,
         };
-        let attrs = attrs_literal(f, &default_list, p);
         let assertions = attribute_assertions(f, p);
+        let shape = quote_spanned!(f.ty.span()=> <#ty as #p::Field>::SHAPE);
+        let required = quote_spanned!(f.ty.span()=> <#ty as #p::Field>::REQUIRED);
         // Evaluated at compile time, inside the property table's initializer (a `const`
         // item per field cost about 15% of a derived crate's build). The marker
         // assertions come first, so an attribute the type cannot take is reported on
         // the attribute and `kind` is not evaluated; what they cannot see (a bound
         // outside the type's range, a default that is not an option) panics in `kind`,
-        // reported at the field's name.
-        let kind_fn = respan(quote!(#p::kind), f.ident.span());
-        let shape = quote_spanned!(f.ty.span()=> <#ty as #p::Field>::SHAPE);
-        let call = quote_spanned!(f.ident.span()=> #kind_fn(#shape, #attrs));
-        (list, quote!({ #assertions #call }))
-    });
-    let (lists, kinds): (Vec<_>, Vec<_>) = kinds.unzip();
-    let properties = asked.iter().zip(&kinds).map(|(f, kind)| {
-        let ty = f.ty;
+        // reported at the field's name. A field without attributes has nothing to
+        // check: its kind is its type's shape.
+        let kind = if has_attrs(f) {
+            let attrs = attrs_literal(f, &default_list, p);
+            let kind_fn = respan(quote!(#p::kind), f.ident.span());
+            quote_spanned!(f.ident.span()=> #kind_fn(#shape, #attrs))
+        } else {
+            quote!(#p::Kind::Plain(#shape))
+        };
         let name = &f.wire.value;
         let title = option_str(f.attrs.title.as_ref().map(|t| t.value.as_str()), p);
         let description = option_str(field_description(f), p);
-        quote_spanned! {f.ty.span()=>
-            #p::Property::from_static(
-                #name,
-                <#ty as #p::Field>::REQUIRED,
-                #p::PropertySchema::from_static(#title, #description, #kind),
-            )
-        }
+        let decl = quote! {
+            #p::FieldDecl {
+                name: #name,
+                required: #required,
+                title: #title,
+                description: #description,
+                kind: { #assertions #kind },
+            }
+        };
+        (list, decl)
     });
+    let (lists, properties): (Vec<_>, Vec<_>) = kinds.unzip();
     let title = option_str(cont.attrs.title.as_ref().map(|t| t.value.as_str()), p);
     let description = option_str(
         cont.attrs
@@ -205,12 +210,13 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
         }
     });
 
-    let content_mut = (count > 0).then(|| quote!(mut));
-    let puts = asked.iter().map(|f| {
+    // to_content: one expression, each field's write taking the content from the one
+    // before, in property order.
+    let content = asked.iter().fold(quote!(#p::new_content(#count)), |content, f| {
         let member = f.ident;
         let name = &f.wire.value;
         let ty = f.ty;
-        quote_spanned!(f.ty.span()=> <#ty as #p::Field>::__write(&self.#member, &mut __content, #name);)
+        quote_spanned!(f.ty.span()=> <#ty as #p::Field>::__write(&self.#member, #content, #name))
     });
 
     let url_mode = cont.attrs.url_mode.as_ref().map(|_| {
@@ -221,7 +227,7 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
 
     quote! {
         #(#lists)*
-        static __PROPERTIES: [#p::Property; #count] = [#(#properties),*];
+        static __PROPERTIES: [#p::Property; #count] = #p::properties([#(#properties),*]);
         static __NAMES: #p::Names = #p::Names::new(&[#(#names),*]);
         static __SCHEMA: #p::RequestedSchema = #p::RequestedSchema::from_static(#title, #description, &__PROPERTIES);
 
@@ -244,18 +250,17 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
                 let [#(#property_refs),*] = &__PROPERTIES;
                 #(#reads)*
                 #deny_unknown
-                // Every field read and nothing refused: the value. Otherwise every
-                // violation (a field is unread only after one was recorded).
-                match (#(#values,)*) {
-                    (#(#p::Some(#values),)*) if __reader.errors.is_empty() => #p::Ok(#ident { #(#inits),* }),
+                // Nothing refused and every field read: the value. Otherwise every
+                // violation (a field is unread only after one was recorded). A pattern,
+                // not a guard: a guard on moved bindings cost the compiler more.
+                match (__reader.errors.is_empty(), #(#values,)*) {
+                    (true, #(#p::Some(#values),)*) => #p::Ok(#ident { #(#inits),* }),
                     _ => #p::Err(__reader.errors.into_errors()),
                 }
             }
 
             fn to_content(&self) -> #p::JsonValue {
-                let #content_mut __content = #p::new_content(#count);
-                #(#puts)*
-                #p::JsonValue::Object(__content)
+                #p::JsonValue::Object(#content)
             }
         }
     }
@@ -267,6 +272,20 @@ fn field_description<'a>(f: &'a Field) -> Option<&'a str> {
         .doc
         .as_ref()
         .map(|d| d.value.as_str()))
+}
+
+/// Whether the field has any attribute that `__private::kind` checks.
+fn has_attrs(f: &Field) -> bool {
+    let a = &f.attrs;
+    a.min_length.is_some()
+        || a.max_length.is_some()
+        || a.pattern.is_some()
+        || a.format.is_some()
+        || a.minimum.is_some()
+        || a.maximum.is_some()
+        || a.min_items.is_some()
+        || a.max_items.is_some()
+        || a.default.is_some()
 }
 
 /// The literal attributes as a `__private::Attrs` value for `__private::kind`.

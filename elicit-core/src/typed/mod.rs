@@ -187,11 +187,14 @@ pub trait Field: Sized {
         private::field::<Self>(value, property, errors)
     }
 
-    /// Writes this field into a form's content; what `#[derive(Elicit)]` calls. Not a
-    /// public API (see [`Field::__read`]).
+    /// Writes this field into a form's content and hands the content back; what
+    /// `#[derive(Elicit)]` calls, one call nested in the next. Not a public API (see
+    /// [`Field::__read`]). By value, so that the derived `to_content` owns no map while
+    /// it calls: it needs no unwinding path, which cost the compiler more than the call.
     #[doc(hidden)]
-    fn __write(&self, content: &mut Map<String, Value>, name: &str) {
-        private::put(content, name, self)
+    fn __write(&self, mut content: Map<String, Value>, name: &str) -> Map<String, Value> {
+        private::put(&mut content, name, self);
+        content
     }
 }
 
@@ -659,7 +662,7 @@ fn option_index<T: SelectOption>(value: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::private::{kind, Attrs, Num};
+    use super::private::{property_kind as kind, Attrs, Num};
     use super::*;
     use crate::schema::check::check_value;
     use serde_json::json;
