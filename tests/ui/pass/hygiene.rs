@@ -1,5 +1,5 @@
 // The generated code names everything by absolute path: it compiles without a warning
-// even when the user's crate shadows the prelude's names.
+// even when the user's crate shadows the prelude's names, or the generated code's own.
 #![deny(warnings)]
 #![allow(dead_code, non_snake_case)]
 
@@ -14,6 +14,8 @@ fn Ok() {}
 fn Some() {}
 fn None() {}
 fn Err() {}
+// The name the generated code imports `elicit`'s hidden module as, inside its own block.
+mod __elicit_private {}
 
 /// A form.
 #[derive(Elicit)]
