@@ -282,7 +282,22 @@ enum Plain {
 }
 
 impl Plain {
-    const COUNT: usize = 11;
+    /// Every state, in declaration order (the DFA's table is indexed by discriminant;
+    /// [`plain_table`] checks that each sits at its own).
+    const ALL: [Plain; 11] = [
+        Plain::Refused,
+        Plain::LocalStart,
+        Plain::Local,
+        Plain::LabelStart,
+        Plain::Label1,
+        Plain::Label2,
+        Plain::Label2Hyphen,
+        Plain::Label3,
+        Plain::Label3Hyphen,
+        Plain::Label4,
+        Plain::Label4Hyphen,
+    ];
+    const COUNT: usize = Plain::ALL.len();
 
     /// Whether a whole address may end in this state: in a domain label that has a byte
     /// and does not end with `-`.
@@ -362,27 +377,14 @@ impl Plain {
 static PLAIN: [[Plain; 256]; Plain::COUNT] = plain_table();
 
 const fn plain_table() -> [[Plain; 256]; Plain::COUNT] {
-    const STATES: [Plain; Plain::COUNT] = [
-        Plain::Refused,
-        Plain::LocalStart,
-        Plain::Local,
-        Plain::LabelStart,
-        Plain::Label1,
-        Plain::Label2,
-        Plain::Label2Hyphen,
-        Plain::Label3,
-        Plain::Label3Hyphen,
-        Plain::Label4,
-        Plain::Label4Hyphen,
-    ];
     let mut table = [[Plain::Refused; 256]; Plain::COUNT];
     let mut s = 0;
     while s < Plain::COUNT {
         // The table is indexed by discriminant: each state must sit at its own.
-        assert!(STATES[s] as usize == s);
+        assert!(Plain::ALL[s] as usize == s);
         let mut b = 0;
         while b < 256 {
-            table[s][b] = STATES[s].next(b as u8);
+            table[s][b] = Plain::ALL[s].next(b as u8);
             b += 1;
         }
         s += 1;
