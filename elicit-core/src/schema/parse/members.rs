@@ -68,9 +68,31 @@ impl Parser<'_> {
         at: &Ptr<'_>,
         keyword: &'static str,
     ) -> Option<Text> {
+        self.cosmetic_str(value, at, keyword)
+            .map(|s| self.pool.text(s))
+    }
+
+    /// The root's `title` / `description`, as [`Parser::cosmetic_text`] reads them, but
+    /// each a text of its own rather than a span of the pool: then a form whose
+    /// properties' texts are all short needs no shared buffer, and no walk attaching it.
+    pub(super) fn root_text(
+        &mut self,
+        value: &Value,
+        at: &Ptr<'_>,
+        keyword: &'static str,
+    ) -> Option<Text> {
+        self.cosmetic_str(value, at, keyword).map(Text::copied)
+    }
+
+    fn cosmetic_str<'v>(
+        &mut self,
+        value: &'v Value,
+        at: &Ptr<'_>,
+        keyword: &'static str,
+    ) -> Option<&'v str> {
         match value {
             Value::Null => None,
-            Value::String(s) => self.text_limit(s, at).then(|| self.pool.text(s)),
+            Value::String(s) => self.text_limit(s, at).then_some(s.as_str()),
             _ if self.strict => {
                 self.err(
                     at,

@@ -31,9 +31,9 @@ impl Parser<'_> {
         let mut properties_json = None;
         let mut required_json = None;
         let mut saw_type = false;
-        // Names, titles and options: most forms fit without the buffer growing. Reserved
-        // before the root's own title is copied in, which would otherwise allocate a
-        // small buffer for the reserve to reallocate.
+        // The properties' long texts (past what a `Text` holds inline: descriptions,
+        // long titles): room for most forms' without the buffer growing, reserved by
+        // the pool when the first one comes, so a form without any allocates nothing.
         let declared = obj
             .iter()
             .find(|(key, _)| key.as_str() == "properties")
@@ -50,8 +50,8 @@ impl Parser<'_> {
                         self.err(&at, K::RootNotObjectType);
                     }
                 }
-                "title" => title = self.cosmetic_text(value, &at, "title"),
-                "description" => description = self.cosmetic_text(value, &at, "description"),
+                "title" => title = self.root_text(value, &at, "title"),
+                "description" => description = self.root_text(value, &at, "description"),
                 "_meta" => meta = self.meta(value, &at),
                 "properties" => properties_json = Some(value),
                 "required" => required_json = Some(value),
@@ -99,16 +99,14 @@ impl Parser<'_> {
                 }
             },
         }
-        // Every text is read: attach the buffer to each, after which the parse may read
-        // what it made.
-        let buffer = self.pool.freeze();
-        title.attach(&buffer);
-        description.attach(&buffer);
-        properties.attach(&buffer);
-        for pending in &mut defaults {
-            pending.default.attach(&buffer);
+        // Every text is read: attach the buffer to each long one, after which the parse
+        // may read what it made. When every text was short, none is pending.
+        if let Some(buffer) = self.pool.freeze() {
+            properties.attach(&buffer);
+            for pending in &mut defaults {
+                pending.default.attach(&buffer);
+            }
         }
-        drop(buffer);
         self.defaults(defaults, &mut properties);
         if let Some(value) = required_json {
             self.required(
