@@ -65,7 +65,7 @@ impl Serialize for SerializeSchema<'_> {
         if let Some(m) = &s.meta {
             map.serialize_entry("_meta", m)?;
         }
-        write_extra(&mut map, s.extra.as_ref())?;
+        write_extra(&mut map, s.extra.as_deref())?;
         map.end()
     }
 }

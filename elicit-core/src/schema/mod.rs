@@ -74,8 +74,10 @@ pub struct RequestedSchema {
     pub(crate) title: Option<Text>,
     pub(crate) description: Option<Text>,
     pub(crate) properties: Cow<'static, [Property]>,
-    pub(crate) meta: Option<Meta>,
-    pub(crate) extra: Option<Meta>,
+    // Boxed like `PropertySchema`'s: nearly every schema has neither, and a schema is
+    // moved whole when a parse returns it.
+    pub(crate) meta: Option<Box<Meta>>,
+    pub(crate) extra: Option<Box<Meta>>,
     /// The wire JSON, computed once on first use (see [`RequestedSchema::as_json`]).
     pub(crate) wire: OnceLock<Value>,
     /// The property names sorted, built on first need by `validate` (`schema::index`).
@@ -190,18 +192,18 @@ impl RequestedSchema {
 
     /// The schema's `_meta` object ([E7](crate::rules#e7)), kept as received.
     pub fn meta(&self) -> Option<&Meta> {
-        self.meta.as_ref()
+        self.meta.as_deref()
     }
 
     /// Members this crate does not interpret, kept so the schema re-emits as received
     /// (annotations in the strict parse; any unknown member in the lenient parse).
     pub fn extra_members(&self) -> Option<&Meta> {
-        self.extra.as_ref()
+        self.extra.as_deref()
     }
 
     /// Replaces the `_meta` object.
     pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
-        self.meta = meta;
+        self.meta = meta.map(Box::new);
         self.wire = OnceLock::new();
         self
     }

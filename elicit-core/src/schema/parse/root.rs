@@ -123,8 +123,8 @@ impl Parser<'_> {
             title,
             description,
             properties: Cow::Owned(properties),
-            meta,
-            extra,
+            meta: meta.map(Box::new),
+            extra: extra.map(Box::new),
             wire: OnceLock::new(),
             names: crate::schema::index::NameIndex::new(),
         })
