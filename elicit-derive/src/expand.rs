@@ -200,7 +200,7 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
         .attrs
         .deny_unknown_fields
         .as_ref()
-        .map(|_| quote!(__reader.deny_unknown();));
+        .map(|_| quote!(__reader.deny_unknown(__content, &__NAMES);));
     // The names in property order (`Names` finds a key out of order by a hash table it
     // builds on first need).
     let names: Vec<&str> = asked.iter().map(|f| f.wire.value.as_str()).collect();
@@ -250,11 +250,9 @@ fn expand_form(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
             fn from_content(
                 __content: &#p::JsonValue,
             ) -> #p::Result<Self, #p::ValidationErrors> {
-                let #reader_mut __reader = match #p::Reader::<#count>::new(__content, &__NAMES) {
-                    #p::Ok(__reader) => __reader,
-                    #p::Err(__errors) => return #p::Err(__errors),
-                };
-                let [#(#slots),*] = __reader.slots;
+                let mut __slots = [#p::None; #count];
+                let #reader_mut __reader = #p::Reader::new(__content, &__NAMES, &mut __slots);
+                let [#(#slots),*] = __slots;
                 let [#(#property_refs),*] = &__PROPERTIES;
                 #(#reads)*
                 #deny_unknown

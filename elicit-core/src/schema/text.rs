@@ -25,9 +25,12 @@ use super::{EnumOption, FormatSpec, Options, Pattern, Property, PropertyKind, Pr
 
 /// A string of a schema: a name, title, description, option value, default or pattern.
 ///
-/// It reads as a `&str` (it derefs to one) and is cheap to clone (no copy of the text).
-/// A derived schema's texts are `&'static str` constants ([`Text::from_static`], usable
-/// in a `static`); a parsed schema's texts share one buffer per parse.
+/// It reads as a `&str` (it derefs to one) and is cheap to clone (24 bytes, no
+/// allocation). A derived schema's texts are `&'static str` constants
+/// ([`Text::from_static`], usable in a `static`); a parsed schema holds each text of up
+/// to 22 bytes in the `Text` itself, and shares one buffer per parse among the longer
+/// ones. Reading an inline text as a `str` checks it as UTF-8 (about two instructions a
+/// byte); comparisons read its bytes and cost nothing more.
 ///
 /// ```
 /// use elicit_core::schema::Text;

@@ -275,7 +275,7 @@ impl Field for String {
     fn __read_valid(value: &Value, kind: &PropertyKind) -> Option<Self> {
         match (value, kind) {
             (Value::String(s), PropertyKind::String(schema)) if text_is_valid(schema, s) => {
-                Some(s.clone())
+                Some(s.as_str().to_owned())
             }
             _ => None,
         }

@@ -612,47 +612,51 @@ impl Names {
     }
 }
 
-/// A form's content being read by a derived `from_content`: its members sorted into a
-/// slot per property, and the violations found so far. The work that does not depend
-/// on the field types is done here, once in this crate, rather than in code generated
-/// for every form.
-pub struct Reader<'a, const N: usize> {
-    /// The member for each property, in property order.
-    pub slots: [Option<&'a Value>; N],
+/// A form's content being read by a derived `from_content`: the violations found so
+/// far. Its members are sorted into the form's slots by [`Reader::new`]. The work that
+/// does not depend on the field types is done here, once in this crate, rather than in
+/// code generated for every form.
+pub struct Reader {
     /// The violations found so far.
     pub errors: Errors,
-    object: &'a Map<String, Value>,
-    names: &'static Names,
     /// Whether every member named a property.
     all_known: bool,
 }
 
-impl<'a, const N: usize> Reader<'a, N> {
-    /// Sorts the members of `content` into slots, or the error `from_content` reports
-    /// for content that is not an object.
+impl Reader {
+    /// Sorts the members of `content` into `slots`, one per property. Content that is
+    /// not an object leaves every slot empty and records the one error `from_content`
+    /// then reports ([`Errors::into_errors`] drops what the reads of the empty slots add).
+    ///
+    /// The slots are the derived `from_content`'s own local, filled where they stay: in
+    /// the reader, they were copied on the way to the fields' reads. The reader itself is
+    /// returned, not a `Result`, so the derive has no early return to generate.
     #[inline]
-    pub fn new(content: &'a Value, names: &'static Names) -> Result<Self, ValidationErrors> {
-        let Some(object) = content.as_object() else {
-            return Err(not_an_object(content));
-        };
-        let mut slots = [None; N];
-        let all_known = fill_slots(object, names, &mut slots);
-        Ok(Reader {
-            slots,
-            errors: Errors::new(),
-            object,
-            names,
-            all_known,
-        })
+    pub fn new<'a, const N: usize>(
+        content: &'a Value,
+        names: &Names,
+        slots: &mut [Option<&'a Value>; N],
+    ) -> Self {
+        match content.as_object() {
+            Some(object) => Reader {
+                all_known: fill_slots(object, names, slots),
+                errors: Errors::new(),
+            },
+            None => Reader {
+                all_known: true,
+                errors: Errors::not_an_object(content),
+            },
+        }
     }
 
     /// Refuses the members that are not properties, for `deny_unknown_fields` ([D9](crate::rules#d9)).
-    pub fn deny_unknown(&mut self) {
-        if self.all_known {
+    /// `content` and `names` are those given to [`Reader::new`].
+    pub fn deny_unknown(&mut self, content: &Value, names: &Names) {
+        let Some(object) = content.as_object().filter(|_| !self.all_known) else {
             return;
-        }
-        for key in self.object.keys() {
-            if self.names.find(key.as_bytes()).is_none() {
+        };
+        for key in object.keys() {
+            if names.find(key.as_bytes()).is_none() {
                 self.errors.0.push(ValidationError::new(
                     key.as_str(),
                     ValidationErrorKind::UnknownField,
@@ -660,16 +664,6 @@ impl<'a, const N: usize> Reader<'a, N> {
             }
         }
     }
-}
-
-#[cold]
-fn not_an_object(content: &Value) -> ValidationErrors {
-    ValidationErrors::single(ValidationError {
-        property: None,
-        kind: ValidationErrorKind::NotAnObject {
-            found: json_type_name(content),
-        },
-    })
 }
 
 /// Puts each member of `object` in the slot of the property it names; whether every
@@ -735,12 +729,28 @@ fn fill_slots_in_any_order<'a>(
 
 /// Where `from_content` collects violations: no allocation until the first one.
 #[derive(Debug, Default)]
-pub struct Errors(Vec<ValidationError>);
+pub struct Errors(Vec<ValidationError>, NotAnObject);
+
+/// Whether the content was not an object: then its one error is the whole answer.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct NotAnObject(bool);
 
 impl Errors {
     /// No violations yet.
     pub const fn new() -> Self {
-        Errors(Vec::new())
+        Errors(Vec::new(), NotAnObject(false))
+    }
+
+    /// The error for content that is not an object, and nothing after it.
+    #[cold]
+    fn not_an_object(content: &Value) -> Self {
+        let error = ValidationError {
+            property: None,
+            kind: ValidationErrorKind::NotAnObject {
+                found: json_type_name(content),
+            },
+        };
+        Errors(vec![error], NotAnObject(true))
     }
 
     /// Whether no violation was recorded.
@@ -750,8 +760,12 @@ impl Errors {
 
     /// The violations recorded. The derive calls it when some field was not read or a
     /// violation was recorded; [`field`] leaves a field unread only after recording why,
-    /// so there is always at least one.
-    pub fn into_errors(self) -> ValidationErrors {
+    /// so there is always at least one. For content that is not an object, that error
+    /// alone: the fields read from its empty slots report nothing of use.
+    pub fn into_errors(mut self) -> ValidationErrors {
+        if self.1 == NotAnObject(true) {
+            self.0.truncate(1);
+        }
         match ValidationErrors::from_vec(self.0) {
             Some(errors) => errors,
             None => {
