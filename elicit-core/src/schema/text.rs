@@ -197,13 +197,10 @@ impl Text {
                 let start = *start as usize;
                 buffer.as_bytes().get(start..start + len)
             }
-            Repr::Inline { len: l, bytes } => {
-                if *l as usize != len {
-                    return None;
-                }
-                bytes.get(..len)
+            // Taken above; read as the pending span is, should that test go.
+            Repr::Inline { .. } | Repr::Pending { .. } => {
+                Some(self.as_bytes()).filter(|b| b.len() == len)
             }
-            Repr::Pending { .. } => Some(self.as_bytes()).filter(|b| b.len() == len),
         }
     }
 
@@ -365,15 +362,16 @@ impl From<&'static str> for Text {
     }
 }
 
+// `Arc<str>` is a block of its own either way: from a `String` too, its bytes are copied.
 impl From<String> for Text {
     fn from(text: String) -> Self {
-        Text(inline(&text).unwrap_or_else(|| Repr::Owned(Arc::from(text))))
+        Text::copied(&text)
     }
 }
 
 impl From<Box<str>> for Text {
     fn from(text: Box<str>) -> Self {
-        Text(inline(&text).unwrap_or_else(|| Repr::Owned(Arc::from(text))))
+        Text::copied(&text)
     }
 }
 
