@@ -838,6 +838,85 @@ fn property_and_option_order_is_kept_end_to_end() {
     assert_eq!(again, parsed);
 }
 
+/// A form with many selects of every kind: past a parse's first lists, the option lists
+/// share one buffer, and options with texts too long to hold inline share the text
+/// buffer too. Every option, title, default and `_meta` reads back exactly, a refused list
+/// among them is reported where it is, and the legacy `enumNames` still pair up.
+// covers: F2, D4, D11, M5
+#[test]
+fn many_selects_read_back_exactly_whichever_lists_share_a_buffer() {
+    let long = |i: usize| format!("an option value longer than the inline texts, number {i}");
+    let mut properties = serde_json::Map::new();
+    let mut content = serde_json::Map::new();
+    for i in 0..60 {
+        let (schema, answer) = match i % 4 {
+            0 => (
+                json!({ "type": "string", "enum": ["north", long(i), "south"], "default": long(i) }),
+                json!(long(i)),
+            ),
+            1 => (
+                json!({ "type": "string", "title": format!("Pick {i}"), "oneOf": [
+                    { "const": "a", "title": long(i) },
+                    { "const": long(i), "title": "B", "description": long(i + 1), "_meta": { "i": i } }
+                ] }),
+                json!(long(i)),
+            ),
+            2 => (
+                json!({ "type": "array", "items": { "type": "string", "enum": ["x", long(i)] },
+                        "default": [long(i)], "maxItems": 2 }),
+                json!(["x", long(i)]),
+            ),
+            _ => (
+                json!({ "type": "array", "items": { "anyOf": [
+                    { "const": long(i), "title": "L" }, { "const": "s", "title": "S" }
+                ] } }),
+                json!(["s"]),
+            ),
+        };
+        properties.insert(format!("p{i}"), schema);
+        content.insert(format!("p{i}"), answer);
+    }
+    let schema = json!({ "type": "object", "properties": properties });
+    let parsed = RequestedSchema::from_json(&schema).unwrap();
+    assert_eq!(parsed.to_json(), schema);
+    assert_eq!(parsed.clone(), parsed);
+    let content = Value::Object(content);
+    // The first validation reads the lists themselves, the second its plan.
+    for _ in 0..2 {
+        assert!(parsed.validate(&content).is_ok());
+    }
+    let mut wrong = content.clone();
+    wrong["p57"] = json!("not an option");
+    assert!(parsed.validate(&wrong).is_err());
+
+    // A repeated option in a late list is reported at its pointer, and only there.
+    let mut repeated = schema.clone();
+    repeated["properties"]["p52"]["enum"][2] = json!("north");
+    assert_eq!(
+        refused(repeated),
+        vec![(
+            "/properties/p52/enum/2".to_owned(),
+            K::DuplicateOption {
+                value: "north".into()
+            }
+        )]
+    );
+
+    // Legacy names past the first lists still pair up with their values.
+    let mut legacy = schema.clone();
+    legacy["properties"]["p56"] =
+        json!({ "type": "string", "enum": [long(1), "g"], "enumNames": ["One", "G"] });
+    let lenient = RequestedSchema::from_json_lenient(&legacy).unwrap();
+    assert_eq!(
+        lenient.to_json()["properties"]["p56"],
+        json!({ "type": "string", "oneOf": [{ "const": long(1), "title": "One" }, { "const": "g", "title": "G" }] })
+    );
+    assert_eq!(
+        lenient.to_json()["properties"]["p59"],
+        schema["properties"]["p59"]
+    );
+}
+
 // covers: E7
 #[test]
 fn meta_is_kept_everywhere() {

@@ -2,8 +2,9 @@
 //!
 //! One model serves both uses: a derived type's schema is a `static` built at compile
 //! time from borrowed data (no allocation to obtain it), and a schema received at run
-//! time is parsed from JSON into owned data. Both are the same [`RequestedSchema`];
-//! `Cow<'static, …>` is what lets one type hold either.
+//! time is parsed from JSON into owned data. Both are the same [`RequestedSchema`]:
+//! its texts are [`Text`]s and its option lists [`List`]s, each either a `&'static`
+//! constant or parsed data (held inline, or shared within one parse).
 //!
 //! The model represents exactly the subset the spec allows. What the strict parse
 //! refuses cannot be built; what only the lenient parse a client uses accepts (unknown
@@ -22,6 +23,7 @@ mod emit;
 pub(crate) mod error;
 pub(crate) mod index;
 mod lint;
+pub(crate) mod list;
 pub(crate) mod parse;
 pub(crate) mod plan;
 pub(crate) mod text;
@@ -31,6 +33,7 @@ pub use crate::pattern::PatternError;
 pub use crate::vocab::{SecretHit, SecretKind};
 pub use error::{SchemaError, SchemaErrorKind};
 pub use lint::{Finding, FindingKind};
+pub use list::List;
 pub use parse::{Limits, ParseMode, ParseOptions};
 pub use text::Text;
 pub(crate) use text::TextPool;
@@ -689,24 +692,35 @@ impl BooleanSchema {
     }
 }
 
-/// The options of a select, untitled or titled.
+/// The options of a select, untitled or titled. Each list is a [`List`]: compile-time
+/// data for a derived schema, parsed data for a parsed one; it reads as a slice.
+///
+/// ```
+/// use elicit_core::schema::{Options, Text};
+///
+/// static SIZES: [Text; 2] = [Text::from_static("s"), Text::from_static("m")];
+/// let options = Options::untitled(&SIZES);
+/// let Options::Untitled(values) = &options else { unreachable!() };
+/// assert_eq!(values.len(), 2);
+/// assert_eq!(options.position("m"), Some(1));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Options {
     /// `enum: ["a", "b"]`: the values are their own labels.
-    Untitled(Cow<'static, [Text]>),
+    Untitled(List<Text>),
     /// `oneOf` / `anyOf` of `{const, title, description?}`.
-    Titled(Cow<'static, [EnumOption]>),
+    Titled(List<EnumOption>),
 }
 
 impl Options {
     /// Untitled options from compile-time data.
     pub const fn untitled(values: &'static [Text]) -> Self {
-        Options::Untitled(Cow::Borrowed(values))
+        Options::Untitled(List::from_static(values))
     }
 
     /// Titled options from compile-time data.
     pub const fn titled(options: &'static [EnumOption]) -> Self {
-        Options::Titled(Cow::Borrowed(options))
+        Options::Titled(List::from_static(options))
     }
 
     /// How many options there are.

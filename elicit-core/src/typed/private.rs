@@ -6,7 +6,6 @@
 //! cannot take stops compilation with a message (a `const` panic) when no marker trait
 //! caught it earlier.
 
-use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
@@ -157,8 +156,8 @@ const fn options_contain(options: OptionList, value: &str) -> bool {
 
 const fn to_options(options: OptionList) -> Options {
     match options {
-        OptionList::Untitled(v) => Options::Untitled(Cow::Borrowed(v)),
-        OptionList::Titled(v) => Options::Titled(Cow::Borrowed(v)),
+        OptionList::Untitled(v) => Options::untitled(v),
+        OptionList::Titled(v) => Options::titled(v),
     }
 }
 

@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use super::error::{push_pointer, SchemaError, SchemaErrorKind as K, SchemaIssue};
+use super::list::Lists;
 use super::{PropertyKind, RequestedSchema, TextPool};
 use crate::pattern::{DEFAULT_PATTERN_MAX_LEN, DEFAULT_PATTERN_SIZE_LIMIT};
 
@@ -127,6 +128,7 @@ impl RequestedSchema {
             limits: &options.limits,
             issues: Vec::new(),
             pool: TextPool::new(),
+            lists: Lists::new(),
         };
         // The schema is built in the return slot: a `RequestedSchema` is a few hundred
         // bytes, and handing it back through an `Option` copied it twice.
@@ -204,6 +206,8 @@ struct Parser<'a> {
     issues: Vec<SchemaIssue>,
     /// Where the texts the parse keeps go ([`TextPool`]).
     pool: TextPool,
+    /// Where the option lists go ([`Lists`]).
+    lists: Lists,
 }
 
 fn json_type(v: &Value) -> &'static str {

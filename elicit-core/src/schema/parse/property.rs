@@ -383,6 +383,7 @@ impl<'a> PropBuilder<'a> {
         }
     }
 
+    #[inline]
     pub(super) fn misplace_string_and_array(&mut self, kind: &'static str) {
         self.misplace_many(
             &[

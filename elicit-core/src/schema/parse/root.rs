@@ -41,6 +41,9 @@ impl Parser<'_> {
             .map_or(0, Map::len)
             .min(self.limits.max_properties);
         self.pool.reserve(64 + declared * 40);
+        // Lists past the first few share a buffer: room for an option a property (what
+        // forms with many selects have), made when the first shared list comes.
+        self.lists.expect(declared);
         for (key, value) in obj {
             let at = ROOT.key(key);
             match key.as_str() {
@@ -103,10 +106,13 @@ impl Parser<'_> {
         // may read what it made. When every text was short, none is pending.
         if let Some(buffer) = self.pool.freeze() {
             properties.attach(&buffer);
+            self.lists.attach_texts(&buffer);
             for pending in &mut defaults {
                 pending.default.attach(&buffer);
             }
         }
+        // Then the shared lists' buffers (their items now complete) to their lists.
+        self.lists.attach_to(&mut properties);
         self.defaults(defaults, &mut properties);
         if let Some(value) = required_json {
             self.required(

@@ -1,7 +1,6 @@
 //! Single- and multi-select kinds and their options: `enum`, `oneOf`, `anyOf`, the
 //! legacy `enumNames` ([M5](crate::rules#m5)), and duplicate values ([D4](crate::rules#d4)).
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::Value;
@@ -11,7 +10,7 @@ use super::{is_annotation_keyword, json_type, Parser, Ptr};
 use crate::schema::error::SchemaErrorKind as K;
 use crate::schema::index::same;
 use crate::schema::{
-    EnumOption, MultiSelectSchema, Options, PropertyKind, SingleSelectSchema, Text,
+    EnumOption, List, MultiSelectSchema, Options, PropertyKind, SingleSelectSchema, Text,
 };
 
 /// Option values seen so far ([D4](crate::rules#d4)): a linear scan of a stack array for the short lists
@@ -93,10 +92,14 @@ impl Parser<'_> {
             b.allow(&[Kw::OneOf]);
             let v = b.take(Kw::Enum)?;
             let at = &b.at.key("enum");
-            let values = self.untitled_options(v, at)?;
-            match names {
-                None | Some(Value::Null) => Options::Untitled(Cow::Owned(values)),
-                Some(names) => self.legacy_enum_names(values, names, &b.at.key("enumNames"))?,
+            // Legacy names pair up with the values, which then stay a list of their own.
+            let legacy = names.filter(|n| !n.is_null());
+            let values = self.untitled_options(v, at, legacy.is_none())?;
+            match legacy {
+                None => Options::Untitled(values),
+                Some(names) => {
+                    self.legacy_enum_names(values.into_vec(), names, &b.at.key("enumNames"))?
+                }
             }
         };
         super::place(
@@ -133,7 +136,7 @@ impl Parser<'_> {
             .filter(|n| n.len() == values.len())
             .and_then(|n| n.iter().map(Value::as_str).collect());
         Some(match names {
-            Some(names) => Options::Titled(Cow::Owned(
+            Some(names) => Options::Titled(List::from(
                 values
                     .into_iter()
                     .zip(names)
@@ -143,9 +146,9 @@ impl Parser<'_> {
                         description: None,
                         meta: None,
                     })
-                    .collect(),
+                    .collect::<Vec<_>>(),
             )),
-            None => Options::Untitled(Cow::Owned(values)),
+            None => Options::Untitled(List::from(values)),
         })
     }
 
@@ -182,12 +185,14 @@ impl Parser<'_> {
         Some(list)
     }
 
-    fn untitled_options(&mut self, v: &Value, at: &Ptr<'_>) -> Option<Vec<Text>> {
+    /// An `enum` list's values; `may_share`: the list may be a span of the parse's
+    /// shared buffer ([`Lists`](crate::schema::list::Lists)).
+    fn untitled_options(&mut self, v: &Value, at: &Ptr<'_>, may_share: bool) -> Option<List<Text>> {
         let list = self.options_array(v, at, "enum")?;
         // Short lists are checked for duplicates against the items before (no set to
         // build); long ones with a set, so that the limit's 1,024 options stay linear.
         let mut seen = (list.len() > Seen::LINEAR).then(|| Seen::new(list.len()));
-        let mut out = Vec::with_capacity(list.len());
+        let mut out = self.lists.lend(list.len(), may_share);
         let before = self.issues.len();
         for (i, item) in list.iter().enumerate() {
             let iat = at.index(i);
@@ -208,12 +213,16 @@ impl Parser<'_> {
                             },
                         );
                     } else if self.text_limit(s, &iat) {
-                        out.push(self.pool.text(s));
+                        out.items.push(self.pool.text(s));
                     }
                 }
             }
         }
-        (self.issues.len() == before).then_some(out)
+        if self.issues.len() != before {
+            self.lists.discard(out);
+            return None;
+        }
+        Some(self.lists.list(out))
     }
 
     fn titled_options(
@@ -224,7 +233,7 @@ impl Parser<'_> {
     ) -> Option<Options> {
         let list = self.options_array(v, at, keyword)?;
         let mut seen = Seen::new(list.len());
-        let mut out = Vec::with_capacity(list.len());
+        let mut out = self.lists.lend(list.len(), true);
         let before = self.issues.len();
         for (i, item) in list.iter().enumerate() {
             let iat = at.index(i);
@@ -296,7 +305,7 @@ impl Parser<'_> {
             }
             if let (Some(value), Some(title)) = (value, title) {
                 if self.text_limit(value, &iat) && self.text_limit(title, &iat) {
-                    out.push(EnumOption {
+                    out.items.push(EnumOption {
                         value: self.pool.text(value),
                         title: self.pool.text(title),
                         description,
@@ -305,7 +314,11 @@ impl Parser<'_> {
                 }
             }
         }
-        (self.issues.len() == before).then(|| Options::Titled(Cow::Owned(out)))
+        if self.issues.len() != before {
+            self.lists.discard(out);
+            return None;
+        }
+        Some(Options::Titled(self.lists.list(out)))
     }
 
     pub(super) fn multi_select_kind(
@@ -399,8 +412,8 @@ impl Parser<'_> {
                 }
                 "enum" => {
                     options = self
-                        .untitled_options(value, &kat)
-                        .map(|v| Options::Untitled(Cow::Owned(v)));
+                        .untitled_options(value, &kat, true)
+                        .map(Options::Untitled);
                     ok &= options.is_some();
                 }
                 "anyOf" => {
