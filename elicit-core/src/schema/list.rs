@@ -308,6 +308,7 @@ impl Lists {
         }
     }
 
+    #[inline]
     fn give_back<T: Item>(&mut self, items: Vec<T>) {
         if let Some(shared) = &mut self.shared {
             *T::buffer(shared) = items;
@@ -353,21 +354,32 @@ fn share(shared: Shared, properties: &mut [Property]) {
     }
 }
 
-/// A shared buffer as its lists hold it; `None` when no list went into it.
-fn freeze<T>(items: Vec<T>) -> Option<Arc<Vec<T>>> {
-    (!items.is_empty()).then(|| Arc::new(items))
+/// A shared buffer as its lists hold it; `None` when no list went into it. The schema
+/// keeps the buffer, so when the first reservation's estimate left more than half of it
+/// unused, that room is given back (the `Vec`'s own doubling never leaves as much).
+fn freeze<T>(mut items: Vec<T>) -> Option<Arc<Vec<T>>> {
+    if items.is_empty() {
+        return None;
+    }
+    if items.capacity() - items.len() > items.len() {
+        items.shrink_to_fit();
+    }
+    Some(Arc::new(items))
 }
 
 impl<T: 'static> List<T> {
     /// Gives a pending list its frozen buffer.
     #[inline]
     fn share(&mut self, buffer: &Option<Arc<Vec<T>>>) {
-        if let (Repr::Pending { start, len }, Some(buffer)) = (&self.0, buffer) {
-            self.0 = Repr::Span {
+        if let (&Repr::Pending { start, len }, Some(buffer)) = (&self.0, buffer) {
+            let span = Repr::Span {
                 buffer: Arc::clone(buffer),
-                start: *start,
-                len: *len,
+                start,
+                len,
             };
+            // What is replaced is the pending span, which owns nothing: forgotten, not
+            // dropped, so that no drop glue runs for each list.
+            std::mem::forget(std::mem::replace(&mut self.0, span));
         }
     }
 }
@@ -438,6 +450,18 @@ mod tests {
             build(&mut lists, &[&i.to_string()], true);
         }
         assert!(lists.shared.is_none());
+    }
+
+    #[test]
+    fn a_frozen_buffer_gives_back_what_the_estimate_left_unused() {
+        assert!(super::freeze(Vec::<u32>::with_capacity(64)).is_none());
+        let mut overshot = Vec::with_capacity(256);
+        overshot.extend(0..3u32);
+        let frozen = super::freeze(overshot).expect("items");
+        assert!(frozen.capacity() <= 6, "{}", frozen.capacity());
+        let mut doubled = Vec::with_capacity(16);
+        doubled.extend(0..9u32);
+        assert_eq!(super::freeze(doubled).expect("items").capacity(), 16);
     }
 
     #[test]
