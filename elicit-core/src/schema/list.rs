@@ -4,9 +4,9 @@
 //! A parsed select owning its options as a `Vec` costs one allocation and one free per
 //! select. A form with a few selects gets those blocks from the allocator's per-thread
 //! cache; past it (a form with dozens of selects), each costs some hundreds of
-//! instructions. So a parse gives its first [`OWN_LISTS`] lists of a kind a `Vec` of
-//! their own and appends the rest to one buffer ([`Lists`]), handing out pending
-//! spans of it. When the parse has read everything, the buffer is frozen and attached
+//! instructions. So a parse gives its first [`OWN_LISTS`] lists a `Vec` of their own
+//! and appends the rest to one buffer for their kind of item ([`Lists`]), handing out
+//! pending spans of it. When the parse has read everything, the buffer is frozen and attached
 //! to each pending list in one walk over the properties ([`Lists::attach_to`]), before
 //! anything reads them, as [`Text`](super::Text)'s long texts are.
 
