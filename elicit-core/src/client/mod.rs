@@ -9,6 +9,9 @@
 //!   elicitation ([S2](crate::rules#s2)-S5, [K3](crate::rules#k3)).
 //! - `html` (feature `html`): a form as a self-contained HTML `<form>`, and the
 //!   browser's urlencoded answer read back into validated content.
+//! - [`Responder`]: all of the above in one call: a request in, the person asked
+//!   through an [`Asker`] (a terminal, a GUI, a web page, a [`ScriptedAsker`]), the
+//!   response or the JSON-RPC error out, under a [`ClientPolicy`] (deadline, never ask).
 //! - [`CompletionTracker`]: which `elicitation/complete` notifications to act on ([U6](crate::rules#u6)).
 //!
 //! ```
@@ -36,12 +39,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod asker;
 mod check;
 mod form;
 #[cfg(feature = "html")]
 #[cfg_attr(docsrs, doc(cfg(feature = "html")))]
 pub mod html;
 mod identity;
+mod respond;
+mod scripted;
 mod tracker;
 #[cfg(feature = "url")]
 mod url_review;
@@ -50,12 +56,20 @@ mod url_review;
 pub use crate::url_error::InvalidUrl;
 #[cfg(feature = "url")]
 pub use crate::url_safety::UrlPart;
+pub use asker::{
+    AskFuture, Asker, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt, Intro, Notice,
+    ReviewChoice, ReviewPrompt, StopSignal,
+};
+#[cfg(feature = "url")]
+pub use asker::{Consent, ConsentPrompt};
 pub use check::{check_request, check_request_with, Incoming};
 pub use form::{
     Choice, FieldError, FieldErrorKind, FieldKind, FormEngine, FormError, FormField, Review,
     ReviewEntry, UnknownField,
 };
 pub use identity::AgentIdentity;
+pub use respond::{ClientPolicy, Responder};
+pub use scripted::{ScriptedAsker, Shown, Step};
 pub use tracker::{Completion, CompletionTracker, Ignored};
 #[cfg(feature = "url")]
 pub use url_review::{UrlError, UrlReview, UrlWarning, MAX_REVIEWABLE_LENGTH};
