@@ -15,6 +15,7 @@ mod agent_registry;
 mod client_check;
 mod client_form;
 mod client_html;
+mod client_respond;
 mod client_tracker;
 mod content_validate;
 mod derive_key_order;
