@@ -452,7 +452,7 @@ async fn a_whole_form_asker_gets_the_problems_and_its_content_is_sent_in_order()
         wire(&answer),
         r#"{"action":"accept","content":{"target":"prod","passes":3,"notify":true,"tags":["a"]}}"#
     );
-    match &asker.shown()[..] {
+    match asker.shown() {
         [Shown::Form { problems: None }, Shown::Form {
             problems: Some(problems),
         }] => assert!(problems.contains("passes"), "{problems}"),
