@@ -470,3 +470,58 @@ async fn the_client_declares_what_its_asker_renders() {
     let both = ScriptedAsker::accept_defaults();
     assert!(responder().capabilities(&both).supports(Mode::Url));
 }
+
+#[cfg(feature = "html")]
+#[tokio::test]
+async fn the_html_asker_shows_the_page_again_with_errors_and_reads_the_buttons() {
+    // covers: F3, F4, K1, K4, R1, D13
+    use elicit::client::html::HtmlAsker;
+    use std::sync::{Arc, Mutex};
+
+    let params = json!({ "mode": "form", "sessionId": "s", "message": "Deploy <b>now</b>?",
+        "requestedSchema": { "type": "object", "required": ["passes"], "properties": {
+            "passes": { "type": "integer", "title": "Passes", "minimum": 1, "maximum": 5, "default": 2 },
+            "note": { "type": "string" } } } });
+    let pages = Arc::new(Mutex::new(Vec::<String>::new()));
+    let bodies = Arc::new(Mutex::new(vec![
+        b"f.passes=3&f.note=ok&elicit-action=accept".to_vec(),
+        b"f.passes=9&f.note=ok&elicit-action=accept".to_vec(),
+    ]));
+    let (seen, queue) = (Arc::clone(&pages), Arc::clone(&bodies));
+    let mut asker = HtmlAsker::new(move |page: String| {
+        seen.lock().unwrap().push(page);
+        let body = queue.lock().unwrap().pop();
+        async move { body }
+    });
+    assert!(!responder().capabilities(&asker).supports(Mode::Url));
+    let answer = responder().respond(&mut asker, &params).await.unwrap();
+    assert_eq!(
+        wire(&answer),
+        r#"{"action":"accept","content":{"passes":3,"note":"ok"}}"#
+    );
+    let pages = pages.lock().unwrap().clone();
+    assert_eq!(pages.len(), 2);
+    // The agent and its message, escaped (K1, K4); the default pre-filled (F4).
+    assert!(pages[0].contains("deploy-bot"), "{}", pages[0]);
+    assert!(
+        pages[0].contains("Deploy &lt;b&gt;now&lt;&#x2F;b&gt;?"),
+        "{}",
+        pages[0]
+    );
+    assert!(pages[0].contains(r#"value="2""#));
+    // The refused answer shown again with its error beside the field (F3).
+    assert!(pages[1].contains(r#"value="9""#) && pages[1].contains("must be at most 5"));
+
+    // Decline whatever the fields hold; a closed page is a cancel.
+    for (body, action) in [
+        (Some(b"f.passes=&elicit-action=decline".to_vec()), "decline"),
+        (None, "cancel"),
+    ] {
+        let mut asker = HtmlAsker::new(move |_page: String| {
+            let body = body.clone();
+            async move { body }
+        });
+        let answer = responder().respond(&mut asker, &params).await.unwrap();
+        assert_eq!(answer.to_json(), json!({ "action": action }));
+    }
+}

@@ -108,10 +108,12 @@
 //! reorder what surrounds it. Element ids come from the field's position, never from
 //! its name. Nothing is a link: a URL in a text stays text ([S5](crate::rules#s5), [F7](crate::rules#f7)).
 
+mod asker;
 mod markup;
 mod render;
 mod submit;
 
+pub use asker::HtmlAsker;
 pub use render::{HtmlForm, STYLESHEET};
 pub use submit::{Submission, SubmitAction};
 
