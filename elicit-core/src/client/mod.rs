@@ -9,6 +9,7 @@
 //!   elicitation ([S2](crate::rules#s2)-S5, [K3](crate::rules#k3)).
 //! - `html` (feature `html`): a form as a self-contained HTML `<form>`, and the
 //!   browser's urlencoded answer read back into validated content.
+//! - `terminal` (feature `inquire`): an [`Asker`] for a person at a terminal.
 //! - [`Responder`]: all of the above in one call: a request in, the person asked
 //!   through an [`Asker`] (a terminal, a GUI, a web page, a [`ScriptedAsker`]), the
 //!   response or the JSON-RPC error out, under a [`ClientPolicy`] (deadline, never ask).
@@ -48,6 +49,9 @@ pub mod html;
 mod identity;
 mod respond;
 mod scripted;
+#[cfg(feature = "inquire")]
+#[cfg_attr(docsrs, doc(cfg(feature = "inquire")))]
+pub mod terminal;
 mod tracker;
 #[cfg(feature = "url")]
 mod url_review;

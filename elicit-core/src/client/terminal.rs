@@ -1,0 +1,1091 @@
+//! An [`Asker`] for a person at a terminal, on the `inquire` prompt crate (feature
+//! `inquire`).
+//!
+//! [`TerminalAsker`] puts each question of the [`Responder`](super::Responder) to the
+//! person with one of inquire's prompts, on stderr (stdout stays free for whatever the
+//! program prints):
+//!
+//! - who asks and why first, with the ACP scope when there is one
+//!   ([K1](crate::rules#k1), [K4](crate::rules#k4));
+//! - text, integers and numbers in a text prompt whose validator is the form engine's
+//!   own check (a clone of the form takes the answer with
+//!   [`FormEngine::set_text`]), so a value the engine would refuse is refused at entry,
+//!   with the engine's reason ([F3](crate::rules#f3));
+//! - booleans and single selects as a list (titles shown, values sent); multi selects
+//!   as a checklist whose validator checks `minItems`/`maxItems` the same way;
+//! - the current answer (a declared default at first) shown and kept on Enter
+//!   ([F4](crate::rules#f4)); an optional field left empty;
+//! - Esc or Ctrl-C dismiss the request (`cancel`); `:decline` in a text prompt, or the
+//!   last entry of a list, refuses it (`decline`); `:back` returns to the previous
+//!   field ([K1](crate::rules#k1), [R1](crate::rules#r1));
+//! - the review, with Send / Edit a field / Decline / Cancel ([K2](crate::rules#k2));
+//! - URL consent: the full URL, the registrable domain emphasised, every warning above
+//!   the question, and consent only by an explicit `y`
+//!   ([S2](crate::rules#s2)–[S4](crate::rules#s4), [K3](crate::rules#k3)). This asker
+//!   never opens the URL: after consent it tells the person to open it in their own
+//!   browser, outside the client and any model behind it ([S3](crate::rules#s3)).
+//!
+//! Every text that comes from the agent is shown through [`plain`]: control characters
+//! and bidirectional controls are shown as `<U+XXXX>` instead of acting
+//! ([S5](crate::rules#s5)).
+//!
+//! inquire is synchronous: each prompt runs on a thread of its own and hands its answer
+//! back through a one-shot channel, so the asker's futures are `Send`. When the
+//! question is no longer wanted (a deadline, a cancelled request: the
+//! [`StopSignal`]), the prompt is abandoned: the terminal is given back at once (raw
+//! mode off, cursor shown) and the answer the person may still type is thrown away.
+//! No prompt crate can be interrupted while it waits for a key, so the abandoned
+//! prompt's thread takes the person's next key and ends; a program that exits after
+//! the answer (as `examples/terminal_client.rs` does) never sees it.
+//!
+//! ```no_run
+//! use elicit_core::client::{AgentIdentity, Responder, terminal::TerminalAsker};
+//! # async fn run(params: serde_json::Value) {
+//! let responder = Responder::new(AgentIdentity::new("deploy-bot"));
+//! let mut asker = TerminalAsker::new();
+//! match responder.respond(&mut asker, &params).await {
+//!     Ok(response) => println!("{}", response.to_json()),
+//!     Err(error) => println!("{}", error.to_json()),
+//! }
+//! # }
+//! ```
+
+use std::fmt::{self, Display, Write as _};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use futures::channel::oneshot;
+use inquire::error::InquireResult;
+use inquire::list_option::ListOption;
+use inquire::validator::Validation;
+#[cfg(feature = "url")]
+use inquire::Confirm;
+use inquire::{InquireError, MultiSelect, Select, Text};
+use serde_json::Value;
+
+use super::asker::{
+    AskFuture, Asker, FieldAnswer, FieldPrompt, Intro, Notice, ReviewChoice, ReviewPrompt,
+    StopSignal,
+};
+#[cfg(feature = "url")]
+use super::asker::{Consent, ConsentPrompt};
+use super::form::{FieldKind, FormEngine, FormField};
+
+/// What typed in a text prompt refuses the whole request ([R1](crate::rules#r1)).
+pub const DECLINE_COMMAND: &str = ":decline";
+/// What typed in a text prompt leaves an optional field empty.
+pub const CLEAR_COMMAND: &str = ":clear";
+/// What typed in a text prompt goes back to the previous field.
+pub const BACK_COMMAND: &str = ":back";
+
+/// The list entry that leaves an optional select empty.
+const LEAVE_EMPTY: &str = "(leave empty)";
+/// The list entry that refuses the request.
+const DECLINE_ENTRY: &str = "(decline this request)";
+
+/// Puts every question to a person at a terminal with inquire's prompts (see the
+/// [module](self)). Declares form and URL mode.
+#[derive(Debug, Clone)]
+pub struct TerminalAsker {
+    styled: bool,
+    /// The header last shown, so that each request's intro is shown once.
+    last_intro: Option<String>,
+}
+
+impl Default for TerminalAsker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TerminalAsker {
+    /// An asker on this process's terminal; styled (bold, underline) when stderr is a
+    /// terminal and `NO_COLOR` is not set.
+    pub fn new() -> Self {
+        TerminalAsker {
+            styled: std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            last_intro: None,
+        }
+    }
+
+    /// With styles on or off.
+    pub fn styled(mut self, on: bool) -> Self {
+        self.styled = on;
+        self
+    }
+
+    fn say(&self, text: impl Display) {
+        // The dialog is best effort: a closed stderr must not lose the answer.
+        let _ = writeln!(std::io::stderr().lock(), "{text}");
+    }
+
+    /// Who asks and why, once per request ([K1](crate::rules#k1), [K4](crate::rules#k4)).
+    fn introduce(&mut self, intro: &Intro<'_>, form: Option<&FormEngine>) {
+        let mut header = format!("\n{}", Emphasis::strong(self.styled, plain(intro)));
+        if let Some(form) = form {
+            if let Some(title) = form.title() {
+                let _ = write!(header, "\nForm: {}", plain(title));
+            }
+            if let Some(description) = form.description() {
+                let _ = write!(header, "\n      {}", plain(description));
+            }
+            // D7, D8: what this client cannot check, said rather than hidden.
+            for unenforced in form.unenforced() {
+                let _ = write!(
+                    header,
+                    "\nNote: `{}` is not checked here: {}",
+                    plain(&unenforced.property),
+                    plain(&unenforced.reason)
+                );
+            }
+            let _ = write!(
+                header,
+                "\nEsc or Ctrl-C cancels the request; type {DECLINE_COMMAND} (or pick \
+                 {DECLINE_ENTRY}) to decline it."
+            );
+        }
+        if self.last_intro.as_deref() != Some(header.as_str()) {
+            self.say(&header);
+            self.last_intro = Some(header);
+        }
+    }
+}
+
+impl Asker for TerminalAsker {
+    fn ask_field<'a>(&'a mut self, prompt: FieldPrompt<'a>) -> AskFuture<'a, FieldAnswer> {
+        if prompt.stop.is_stopped() {
+            return Box::pin(std::future::ready(FieldAnswer::Cancel));
+        }
+        self.introduce(&prompt.intro, Some(prompt.form));
+        let question = FieldQuestion::new(&prompt);
+        if let Some(problem) = prompt.problem {
+            // F3: why the last answer was refused, beside the field.
+            self.say(format_args!("  ! {}", plain(problem)));
+        }
+        Box::pin(run_blocking(prompt.stop, FieldAnswer::Cancel, move || {
+            question.ask()
+        }))
+    }
+
+    fn review<'a>(&'a mut self, prompt: ReviewPrompt<'a>) -> AskFuture<'a, ReviewChoice> {
+        if prompt.stop.is_stopped() {
+            return Box::pin(std::future::ready(ReviewChoice::Cancel));
+        }
+        self.introduce(&prompt.intro, None);
+        // K2: every answer as it will be sent, and what stops it from being sent.
+        let review = prompt.review;
+        let mut text = String::from("\nReview:");
+        for entry in review.entries() {
+            let marker = if entry.required { " *" } else { "" };
+            let shown = entry.shown.as_deref().unwrap_or("(no answer)");
+            let _ = write!(
+                text,
+                "\n  {}{marker}: {}",
+                plain(&entry.label),
+                plain(shown)
+            );
+        }
+        match review.problems() {
+            None => text.push_str("\nReady to send."),
+            Some(problems) => {
+                text.push_str("\nNot ready:");
+                for line in problems.to_string().lines() {
+                    let _ = write!(text, "\n  ! {}", plain(line.trim_start()));
+                }
+            }
+        }
+        self.say(text);
+        let fields: Vec<(String, String)> = review
+            .entries()
+            .iter()
+            .map(|e| {
+                let shown = e.shown.as_deref().unwrap_or("(no answer)");
+                (
+                    e.name.clone(),
+                    format!("{}: {}", plain(&e.label), plain(shown)),
+                )
+            })
+            .collect();
+        let stop = prompt.stop;
+        let choice = run_blocking(stop, ReviewChoice::Cancel, move || {
+            let picked = Select::new("Send these answers?", REVIEW_ENTRIES.to_vec()).raw_prompt();
+            let choice = match picked {
+                Ok(option) => review_choice(option.index),
+                Err(error) => return cancel_on(error),
+            };
+            if choice != ReviewChoice::Edit(String::new()) {
+                return Ok(choice);
+            }
+            let labels: Vec<String> = fields.iter().map(|(_, label)| label.clone()).collect();
+            match Select::new("Which field?", labels).raw_prompt() {
+                Ok(option) => Ok(ReviewChoice::Edit(fields[option.index].0.clone())),
+                // Esc here goes back to the review, not out of the request.
+                Err(InquireError::OperationCanceled) => Ok(ReviewChoice::Edit(String::new())),
+                Err(error) => cancel_on(error),
+            }
+        });
+        // `Edit("")` (Esc at "Which field?") names no field: the engine reviews again.
+        Box::pin(choice)
+    }
+
+    #[cfg(feature = "url")]
+    fn consent<'a>(&'a mut self, prompt: ConsentPrompt<'a>) -> AskFuture<'a, Consent> {
+        if prompt.stop.is_stopped() {
+            return Box::pin(std::future::ready(Consent::Cancel));
+        }
+        self.introduce(&prompt.intro, None);
+        let review = prompt.review;
+        let styled = self.styled;
+        // S2: the full URL; S4, K3: the host with its registrable domain emphasised;
+        // S4: every warning, all before the question.
+        let mut text = format!(
+            "The agent asks you to open a web page.\n  Address: {}",
+            plain(review.full_url())
+        );
+        let (subdomains, domain) = host_parts(review.host_unicode(), review.registrable_domain());
+        let _ = write!(
+            text,
+            "\n  Site:    {}{}",
+            plain(subdomains),
+            Emphasis::highlight(styled, plain(domain))
+        );
+        if review.host_unicode() != review.host_ascii() {
+            let _ = write!(text, " (written {})", plain(review.host_ascii()));
+        }
+        if review.warnings().is_empty() {
+            text.push_str("\n  No warnings.");
+        } else {
+            text.push_str("\n  Warnings:");
+            for warning in review.warnings() {
+                let _ = write!(text, "\n  ! {}", plain(warning));
+            }
+        }
+        text.push_str(
+            "\nThis client does not open the page itself: if you agree, open the address \
+             above in your own browser. Nothing you do there comes back through this client.",
+        );
+        self.say(text);
+        let url = plain(review.full_url()).to_string();
+        let consent = run_blocking(prompt.stop, Consent::Cancel, || {
+            // S2: no default, so Enter alone is not consent: only `y` is.
+            match Confirm::new("Open this page?")
+                .with_help_message("y to agree, n to decline, Esc to cancel")
+                .prompt()
+            {
+                Ok(true) => Ok(Consent::Open),
+                Ok(false) => Ok(Consent::Decline),
+                Err(error) => cancel_on(error),
+            }
+        });
+        let styled_url = Emphasis::strong(styled, url).to_string();
+        Box::pin(async move {
+            let consent = consent.await;
+            if consent == Consent::Open {
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "Consented. Open {styled_url} in your browser."
+                );
+            }
+            consent
+        })
+    }
+
+    fn notice(&mut self, notice: &Notice) {
+        self.last_intro = None;
+        self.say(format_args!("{}", plain(notice)));
+    }
+}
+
+/// The review's choices, in the order shown.
+const REVIEW_ENTRIES: [&str; 4] = ["Send", "Edit a field", "Decline", "Cancel"];
+
+/// The review's choice at `index` of [`REVIEW_ENTRIES`]; `Edit` with an empty name
+/// means "ask which field".
+fn review_choice(index: usize) -> ReviewChoice {
+    match index {
+        0 => ReviewChoice::Send,
+        1 => ReviewChoice::Edit(String::new()),
+        2 => ReviewChoice::Decline,
+        _ => ReviewChoice::Cancel,
+    }
+}
+
+/// Esc and Ctrl-C dismiss the request (`cancel`, [R1](crate::rules#r1)); any other
+/// error of the terminal also ends it as `cancel`, and says why.
+fn cancel_on<T: Cancelled>(error: InquireError) -> InquireResult<T> {
+    match error {
+        InquireError::OperationCanceled | InquireError::OperationInterrupted => Ok(T::cancelled()),
+        other => Err(other),
+    }
+}
+
+/// The answer that dismisses a question.
+trait Cancelled {
+    fn cancelled() -> Self;
+}
+
+impl Cancelled for FieldAnswer {
+    fn cancelled() -> Self {
+        FieldAnswer::Cancel
+    }
+}
+
+impl Cancelled for ReviewChoice {
+    fn cancelled() -> Self {
+        ReviewChoice::Cancel
+    }
+}
+
+#[cfg(feature = "url")]
+impl Cancelled for Consent {
+    fn cancelled() -> Self {
+        Consent::Cancel
+    }
+}
+
+/// Runs a blocking prompt on a thread of its own and waits for it without blocking the
+/// executor. When `stop` fires first, the terminal is given back and `stopped` is the
+/// answer; the prompt's own answer, if it ever comes, is thrown away.
+fn run_blocking<T>(
+    stop: &StopSignal,
+    stopped: T,
+    prompt: impl FnOnce() -> InquireResult<T> + Send + 'static,
+) -> impl std::future::Future<Output = T> + Send + 'static
+where
+    T: Cancelled + Send + 'static,
+{
+    let (sender, receiver) = oneshot::channel();
+    let (stop_sender, stop_receiver) = oneshot::channel::<()>();
+    let done = Arc::new(AtomicBool::new(false));
+    let finished = Arc::clone(&done);
+    let spawned = std::thread::Builder::new()
+        .name("elicit-terminal-prompt".into())
+        .spawn(move || {
+            let answer = prompt();
+            finished.store(true, Ordering::Release);
+            let _ = sender.send(answer);
+        });
+    stop.on_stop(move || {
+        if done.load(Ordering::Acquire) {
+            return; // answered already: the terminal is inquire's no more
+        }
+        // The prompt blocks on the keyboard and cannot be interrupted: give the terminal
+        // back now (inquire would only do it after the person's next key) and let the
+        // waiting future end.
+        give_terminal_back();
+        let _ = stop_sender.send(());
+    });
+    async move {
+        if let Err(error) = spawned {
+            eprintln!("the terminal prompt could not start ({error}); the request is cancelled");
+            return T::cancelled();
+        }
+        let answer = futures::future::select(receiver, stop_receiver).await;
+        match answer {
+            futures::future::Either::Left((Ok(Ok(answer)), _)) => answer,
+            futures::future::Either::Left((Ok(Err(error)), _)) => {
+                eprintln!("the terminal failed ({error}); the request is cancelled");
+                T::cancelled()
+            }
+            futures::future::Either::Left((Err(_), _)) => T::cancelled(),
+            futures::future::Either::Right(_) => stopped,
+        }
+    }
+}
+
+/// Raw mode off, bracketed paste off, the cursor shown, on a new line: the terminal as
+/// inquire found it.
+fn give_terminal_back() {
+    let _ = crossterm::terminal::disable_raw_mode();
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = crossterm::execute!(
+        stderr,
+        crossterm::event::DisableBracketedPaste,
+        crossterm::cursor::Show
+    );
+    let _ = writeln!(stderr);
+}
+
+/// One field's question, owned, to be asked on the prompt's thread.
+struct FieldQuestion {
+    form: FormEngine,
+    name: String,
+    kind: FieldKind,
+    required: bool,
+    /// The question line: position, label, required marker.
+    message: String,
+    /// The help line: the field's description and what it takes.
+    help: String,
+    /// The current answer as a person reads it (a default at first, [F4](crate::rules#f4)).
+    current: Option<String>,
+    /// For lists: the entries and what each one answers.
+    entries: Vec<(String, Entry)>,
+    /// For lists: where the cursor starts (the current answer).
+    cursor: usize,
+    /// For multi selects: the entries checked at first.
+    checked: Vec<usize>,
+}
+
+/// What a list entry answers.
+#[derive(Debug, Clone, PartialEq)]
+enum Entry {
+    /// A value of the field (an option's value, or a boolean).
+    Value(Value),
+    /// Leave the optional field empty.
+    Clear,
+    /// Refuse the request.
+    Decline,
+}
+
+impl FieldQuestion {
+    fn new(prompt: &FieldPrompt<'_>) -> Self {
+        let field = prompt.field;
+        let marker = if field.is_required() { " *" } else { "" };
+        let message = format!(
+            "[{}/{}] {}{marker}",
+            prompt.position + 1,
+            prompt.count,
+            plain(field.label())
+        );
+        let mut help = String::new();
+        if let Some(description) = field.description() {
+            let _ = write!(help, "{} · ", plain(description));
+        }
+        help.push_str(&plain(hint(&field)).to_string());
+        let entries = entries(&field);
+        let current_value = field.value();
+        let cursor = entries
+            .iter()
+            .position(|(_, e)| matches!((e, current_value), (Entry::Value(v), Some(c)) if v == c))
+            .unwrap_or(0);
+        let checked = match current_value {
+            Some(Value::Array(items)) => entries
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, e))| matches!(e, Entry::Value(v) if items.contains(v)))
+                .map(|(i, _)| i)
+                .collect(),
+            _ => Vec::new(),
+        };
+        FieldQuestion {
+            form: prompt.form.clone(),
+            name: field.name().to_owned(),
+            kind: field.kind(),
+            required: field.is_required(),
+            message,
+            help,
+            current: field.display_value().map(|v| plain(v).to_string()),
+            entries,
+            cursor,
+            checked,
+        }
+    }
+
+    fn ask(self) -> InquireResult<FieldAnswer> {
+        let answer = match self.kind {
+            FieldKind::Text | FieldKind::Integer | FieldKind::Number => self.ask_text(),
+            FieldKind::Boolean | FieldKind::SingleSelect => self.ask_one(),
+            FieldKind::MultiSelect => self.ask_many(),
+        };
+        answer.or_else(cancel_on)
+    }
+
+    fn ask_text(&self) -> InquireResult<FieldAnswer> {
+        let form = self.form.clone();
+        let name = self.name.clone();
+        let required = self.required;
+        let has_current = self.current.is_some();
+        let validator = move |input: &str| {
+            Ok(
+                match check_text(&form, &name, required, has_current, input) {
+                    Ok(()) => Validation::Valid,
+                    Err(reason) => Validation::Invalid(reason.into()),
+                },
+            )
+        };
+        let help = format!(
+            "{} · {BACK_COMMAND} previous field{}",
+            self.help,
+            if self.required {
+                String::new()
+            } else {
+                format!(" · {CLEAR_COMMAND} leaves it empty")
+            }
+        );
+        let mut text = Text::new(&self.message)
+            .with_help_message(&help)
+            .with_validator(validator);
+        if let Some(current) = &self.current {
+            text = text.with_default(current);
+        }
+        let typed = text.prompt()?;
+        Ok(text_answer(&typed, self.current.as_deref()))
+    }
+
+    fn ask_one(&self) -> InquireResult<FieldAnswer> {
+        let labels: Vec<String> = self.entries.iter().map(|(l, _)| l.clone()).collect();
+        let picked = Select::new(&self.message, labels)
+            .with_help_message(&self.help)
+            .with_starting_cursor(self.cursor)
+            .raw_prompt()?;
+        Ok(entry_answer(&self.entries[picked.index].1))
+    }
+
+    fn ask_many(&self) -> InquireResult<FieldAnswer> {
+        let labels: Vec<String> = self.entries.iter().map(|(l, _)| l.clone()).collect();
+        let form = self.form.clone();
+        let name = self.name.clone();
+        let entries = self.entries.clone();
+        let validator = move |chosen: &[ListOption<&String>]| {
+            let indices: Vec<usize> = chosen.iter().map(|o| o.index).collect();
+            Ok(match check_many(&form, &name, &entries, &indices) {
+                Ok(()) => Validation::Valid,
+                Err(reason) => Validation::Invalid(reason.into()),
+            })
+        };
+        let help = format!("{} · Space toggles, Enter confirms", self.help);
+        let picked = MultiSelect::new(&self.message, labels)
+            .with_help_message(&help)
+            .with_default(&self.checked)
+            .with_validator(validator)
+            .raw_prompt()?;
+        let indices: Vec<usize> = picked.iter().map(|o| o.index).collect();
+        Ok(many_answer(&self.entries, &indices))
+    }
+}
+
+/// The entries of a list: the options (titles shown, with their descriptions; values
+/// sent), `Yes`/`No` for a boolean, then "leave empty" for an optional field (not for
+/// a multi select, where checking nothing leaves it empty) and "decline".
+fn entries(field: &FormField<'_>) -> Vec<(String, Entry)> {
+    let mut entries: Vec<(String, Entry)> = match field.kind() {
+        FieldKind::Boolean => vec![
+            ("Yes".to_owned(), Entry::Value(Value::Bool(true))),
+            ("No".to_owned(), Entry::Value(Value::Bool(false))),
+        ],
+        FieldKind::SingleSelect | FieldKind::MultiSelect => field
+            .options()
+            .iter()
+            .map(|choice| {
+                let label = match choice.description {
+                    Some(description) => {
+                        format!("{} — {}", plain(choice.label), plain(description))
+                    }
+                    None => plain(choice.label).to_string(),
+                };
+                (label, Entry::Value(Value::String(choice.value.to_owned())))
+            })
+            .collect(),
+        FieldKind::Text | FieldKind::Integer | FieldKind::Number => return Vec::new(),
+    };
+    if !field.is_required() && field.kind() != FieldKind::MultiSelect {
+        entries.push((LEAVE_EMPTY.to_owned(), Entry::Clear));
+    }
+    entries.push((DECLINE_ENTRY.to_owned(), Entry::Decline));
+    entries
+}
+
+/// What one picked list entry answers.
+fn entry_answer(entry: &Entry) -> FieldAnswer {
+    match entry {
+        Entry::Value(value) => FieldAnswer::Value(value.clone()),
+        Entry::Clear => FieldAnswer::Clear,
+        Entry::Decline => FieldAnswer::Decline,
+    }
+}
+
+/// What the checked entries of a multi select answer: decline when its entry is
+/// checked, else the values in the agent's order (an empty set leaves the field empty).
+fn many_answer(entries: &[(String, Entry)], indices: &[usize]) -> FieldAnswer {
+    let mut values = Vec::new();
+    for &index in indices {
+        match entries.get(index).map(|(_, e)| e) {
+            Some(Entry::Decline) => return FieldAnswer::Decline,
+            Some(Entry::Value(value)) => values.push(value.clone()),
+            Some(Entry::Clear) | None => {}
+        }
+    }
+    if values.is_empty() {
+        FieldAnswer::Clear
+    } else {
+        FieldAnswer::Value(Value::Array(values))
+    }
+}
+
+/// The multi select's validator: the checked values as the engine would take them
+/// (options, `minItems`, `maxItems`), on a clone of the form ([F3](crate::rules#f3)).
+fn check_many(
+    form: &FormEngine,
+    name: &str,
+    entries: &[(String, Entry)],
+    indices: &[usize],
+) -> Result<(), String> {
+    match many_answer(entries, indices) {
+        FieldAnswer::Decline => Ok(()),
+        FieldAnswer::Value(value) => {
+            let mut form = form.clone();
+            form.set(name, value).map_err(|e| plain(e).to_string())
+        }
+        _ => {
+            let required = form.field(name).is_some_and(|f| f.is_required());
+            if required {
+                Err("an answer is required: check at least one option".to_owned())
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The text prompt's validator: the answer as the engine would take it, on a clone of
+/// the form ([F3](crate::rules#f3)); the commands pass.
+fn check_text(
+    form: &FormEngine,
+    name: &str,
+    required: bool,
+    has_current: bool,
+    input: &str,
+) -> Result<(), String> {
+    match input.trim() {
+        DECLINE_COMMAND | BACK_COMMAND => return Ok(()),
+        CLEAR_COMMAND if required => {
+            return Err("an answer is required: it cannot be left empty".to_owned())
+        }
+        CLEAR_COMMAND => return Ok(()),
+        _ => {}
+    }
+    if input.is_empty() {
+        // inquire hands back the default (the current answer) for an empty input, so
+        // an empty one here means there is none.
+        return if required && !has_current {
+            Err("an answer is required".to_owned())
+        } else {
+            Ok(())
+        };
+    }
+    let mut form = form.clone();
+    form.set_text(name, input).map_err(|e| plain(e).to_string())
+}
+
+/// What a text prompt's answer means: a command, the current answer kept, or the text.
+fn text_answer(typed: &str, current: Option<&str>) -> FieldAnswer {
+    match typed.trim() {
+        DECLINE_COMMAND => FieldAnswer::Decline,
+        CLEAR_COMMAND => FieldAnswer::Clear,
+        BACK_COMMAND => FieldAnswer::Back,
+        // Enter on the current answer (inquire returns the default as typed).
+        _ if Some(typed) == current => FieldAnswer::Keep,
+        _ => FieldAnswer::Text(typed.to_owned()),
+    }
+}
+
+/// What a field takes, for its help line.
+fn hint(field: &FormField<'_>) -> String {
+    use crate::schema::PropertyKind;
+    let property = field.property();
+    match property.schema().kind() {
+        PropertyKind::String(text) => {
+            let mut hint = match field.format() {
+                Some("email") => "an email address".to_owned(),
+                Some("uri") => "an absolute URI, such as https://example.com/".to_owned(),
+                Some("date") => "a date, YYYY-MM-DD".to_owned(),
+                Some("date-time") => "a date and time, such as 2025-01-31T09:30:00Z".to_owned(),
+                Some(other) => format!("text ({other})"),
+                None => "text".to_owned(),
+            };
+            hint += &range(",", text.min_length, text.max_length, " characters");
+            if let Some(pattern) = &text.pattern {
+                let _ = write!(hint, " matching /{}/", pattern.source());
+            }
+            hint
+        }
+        PropertyKind::Integer(n) => {
+            format!("a whole number{}", range("", n.minimum, n.maximum, ""))
+        }
+        PropertyKind::Number(n) => format!("a number{}", range("", n.minimum, n.maximum, "")),
+        PropertyKind::Boolean(_) => "yes or no".to_owned(),
+        PropertyKind::SingleSelect(_) => "one option".to_owned(),
+        PropertyKind::MultiSelect(m) => format!(
+            "any of the options{}",
+            range(",", m.min_items, m.max_items, " of them")
+        ),
+        // The engine refuses forms with unknown types (E6): never asked.
+        PropertyKind::Unknown(_) => String::new(),
+    }
+}
+
+/// ` from 1 to 5`, ` at least 1`, ` at most 5` or nothing, between `lead` and `unit`.
+fn range<T: Display>(lead: &str, min: Option<T>, max: Option<T>, unit: &str) -> String {
+    match (min, max) {
+        (Some(min), Some(max)) => format!("{lead} from {min} to {max}{unit}"),
+        (Some(min), None) => format!("{lead} at least {min}{unit}"),
+        (None, Some(max)) => format!("{lead} at most {max}{unit}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// The host split before its registrable domain, to emphasise the domain
+/// ([S4](crate::rules#s4)): `("login.", "example.com")`; the whole host when it has no
+/// registrable domain (an IP address, `localhost`).
+#[cfg(feature = "url")]
+fn host_parts<'h>(host: &'h str, domain: Option<&str>) -> (&'h str, &'h str) {
+    match domain.and_then(|d| {
+        let start = host.len().checked_sub(d.len())?;
+        (host.get(start..)? == d && (start == 0 || host[..start].ends_with('.')))
+            .then(|| host.split_at(start))
+    }) {
+        Some(parts) => parts,
+        None => ("", host),
+    }
+}
+
+/// Agent text shown as plain text ([S5](crate::rules#s5)): a control character (an
+/// escape sequence could move the cursor, hide a warning, fake a prompt), a line break
+/// (a fake line) or a bidirectional control (text shown in another order than it is
+/// read) is shown as `<U+001B>` instead of acting.
+///
+/// ```
+/// use elicit_core::client::terminal::plain;
+/// assert_eq!(plain("OK\u{1b}[2J\u{202e}").to_string(), "OK<U+001B>[2J<U+202E>");
+/// ```
+pub fn plain(text: impl Display) -> Plain {
+    Plain(text.to_string())
+}
+
+/// Text that displays as plain text: see [`plain`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plain(String);
+
+impl Display for Plain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() || is_bidi_control(c) {
+                write!(f, "<U+{:04X}>", u32::from(c))?;
+            } else {
+                f.write_char(c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The bidirectional formatting characters of Unicode (UAX #9): marks, embeddings,
+/// overrides and isolates.
+fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// Bold (or bold and underlined) at a styled terminal; the highlight keeps brackets in
+/// plain text too, so it survives in a transcript or a screen capture.
+struct Emphasis<T> {
+    text: T,
+    style: Option<&'static str>,
+    marks: (&'static str, &'static str),
+}
+
+impl<T: Display> Emphasis<T> {
+    fn strong(styled: bool, text: T) -> Self {
+        Emphasis {
+            text,
+            style: styled.then_some("\x1b[1m"),
+            marks: ("", ""),
+        }
+    }
+
+    #[cfg(feature = "url")]
+    fn highlight(styled: bool, text: T) -> Self {
+        Emphasis {
+            text,
+            style: styled.then_some("\x1b[1;4m"),
+            marks: ("[", "]"),
+        }
+    }
+}
+
+impl<T: Display> Display for Emphasis<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.style {
+            Some(style) => write!(
+                f,
+                "{style}{}{}{}\x1b[0m",
+                self.marks.0, self.text, self.marks.1
+            ),
+            None => write!(f, "{}{}{}", self.marks.0, self.text, self.marks.1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::AgentIdentity;
+    use crate::RequestedSchema;
+    use serde_json::json;
+    use std::task::{Context, Poll, Wake, Waker};
+
+    /// Polls `future` on this thread, parked between wake-ups.
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        struct Unpark(std::thread::Thread);
+        impl Wake for Unpark {
+            fn wake(self: Arc<Self>) {
+                self.0.unpark();
+            }
+        }
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut cx = Context::from_waker(&waker);
+        let mut future = std::pin::pin!(future);
+        loop {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                return output;
+            }
+            std::thread::park_timeout(std::time::Duration::from_secs(1));
+        }
+    }
+
+    fn form() -> FormEngine {
+        let schema = RequestedSchema::from_json_lenient(&json!({
+            "type": "object",
+            "properties": {
+                "name": { "type": "string", "title": "Name", "minLength": 3, "default": "abc" },
+                "passes": { "type": "integer", "minimum": 1, "maximum": 5 },
+                "mail": { "type": "string", "format": "email" },
+                "ok": { "type": "boolean", "default": false },
+                "tier": { "type": "string", "oneOf": [
+                    { "const": "s", "title": "Small", "description": "cheap" },
+                    { "const": "l", "title": "Large" }
+                ] },
+                "tags": { "type": "array", "minItems": 1, "maxItems": 2,
+                          "items": { "type": "string", "enum": ["a", "b", "c"] }, "default": ["b"] }
+            },
+            "required": ["name", "passes", "tags"]
+        }))
+        .expect("a valid schema");
+        FormEngine::new(&schema, AgentIdentity::new("bot"), "Hi").expect("renderable")
+    }
+
+    // covers: F3
+    #[test]
+    fn the_text_validator_is_the_engines_check() {
+        let form = form();
+        assert!(check_text(&form, "name", true, true, "abcd").is_ok());
+        let short = check_text(&form, "name", true, true, "ab").unwrap_err();
+        assert!(short.contains("at least 3"), "{short}");
+        let not_number = check_text(&form, "passes", true, false, "three").unwrap_err();
+        assert!(not_number.contains("is not a whole number"), "{not_number}");
+        assert!(check_text(&form, "passes", true, false, "9").is_err());
+        // V2: 3.0 is an integer.
+        assert!(check_text(&form, "passes", true, false, "3.0").is_ok());
+        assert!(check_text(&form, "mail", false, false, "not an address").is_err());
+        assert!(check_text(&form, "mail", false, false, "ada@example.com").is_ok());
+        // The form the validator checks on is a clone: nothing was set.
+        assert_eq!(form.value("passes"), None);
+    }
+
+    // covers: F3, F4, K1, R1
+    #[test]
+    fn empty_answers_and_commands() {
+        let form = form();
+        // Required without a current answer: refused at entry.
+        assert!(check_text(&form, "passes", true, false, "").is_err());
+        // Optional: empty leaves it empty.
+        assert!(check_text(&form, "mail", false, false, "").is_ok());
+        assert!(check_text(&form, "passes", true, false, CLEAR_COMMAND).is_err());
+        assert!(check_text(&form, "mail", false, false, CLEAR_COMMAND).is_ok());
+        assert!(check_text(&form, "passes", true, false, DECLINE_COMMAND).is_ok());
+
+        assert_eq!(text_answer(":decline", None), FieldAnswer::Decline);
+        assert_eq!(text_answer(" :clear ", None), FieldAnswer::Clear);
+        assert_eq!(text_answer(":back", None), FieldAnswer::Back);
+        // F4: Enter hands back the current answer, kept as it is.
+        assert_eq!(text_answer("abc", Some("abc")), FieldAnswer::Keep);
+        assert_eq!(
+            text_answer("abd", Some("abc")),
+            FieldAnswer::Text("abd".into())
+        );
+        assert_eq!(text_answer("", None), FieldAnswer::Text(String::new()));
+    }
+
+    // covers: F2, K1, R1
+    #[test]
+    fn list_entries_show_titles_and_send_values() {
+        let form = form();
+        let tier = form.field("tier").expect("a field");
+        let tier_entries = entries(&tier);
+        let labels: Vec<&str> = tier_entries.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["Small — cheap", "Large", LEAVE_EMPTY, DECLINE_ENTRY]
+        );
+        assert_eq!(
+            entry_answer(&tier_entries[1].1),
+            FieldAnswer::Value(json!("l"))
+        );
+        assert_eq!(entry_answer(&tier_entries[2].1), FieldAnswer::Clear);
+        assert_eq!(entry_answer(&tier_entries[3].1), FieldAnswer::Decline);
+
+        let ok = form.field("ok").expect("a field");
+        let ok_entries = entries(&ok);
+        assert_eq!(ok_entries[0], ("Yes".to_owned(), Entry::Value(json!(true))));
+        assert_eq!(ok_entries[1], ("No".to_owned(), Entry::Value(json!(false))));
+    }
+
+    // covers: F2, F3, F4
+    #[test]
+    fn multi_select_counts_are_checked_and_decline_wins() {
+        let form = form();
+        let tags = form.field("tags").expect("a field");
+        let list = entries(&tags);
+        // a, b, c, decline: a required multi select has no "leave empty".
+        assert_eq!(list.len(), 4);
+        assert!(check_many(&form, "tags", &list, &[0]).is_ok());
+        let too_many = check_many(&form, "tags", &list, &[0, 1, 2]).unwrap_err();
+        assert!(too_many.contains("at most 2"), "{too_many}");
+        assert!(check_many(&form, "tags", &list, &[]).is_err());
+        assert!(check_many(&form, "tags", &list, &[0, 1, 2, 3]).is_ok());
+        assert_eq!(many_answer(&list, &[0, 3]), FieldAnswer::Decline);
+        assert_eq!(
+            many_answer(&list, &[2, 0]),
+            FieldAnswer::Value(json!(["c", "a"]))
+        );
+        assert_eq!(many_answer(&list, &[]), FieldAnswer::Clear);
+    }
+
+    // covers: F4
+    #[test]
+    fn the_current_answer_places_the_cursor_and_the_checks() {
+        let form = form();
+        let stop = StopSignal::new();
+        let intro = Intro {
+            agent: form.agent(),
+            message: form.message(),
+            scope: None,
+        };
+        let prompt = |name: &str, position| FieldPrompt {
+            intro,
+            form: &form,
+            field: form.field(name).expect("a field"),
+            position,
+            count: 6,
+            problem: None,
+            stop: &stop,
+        };
+        let ok = FieldQuestion::new(&prompt("ok", 3));
+        assert_eq!(ok.cursor, 1, "the default `false` is `No`");
+        assert_eq!(ok.message, "[4/6] ok");
+        let tags = FieldQuestion::new(&prompt("tags", 5));
+        assert_eq!(tags.checked, [1]);
+        assert_eq!(tags.message, "[6/6] tags *");
+        assert!(tags.help.contains("from 1 to 2 of them"), "{}", tags.help);
+        let name = FieldQuestion::new(&prompt("name", 0));
+        assert_eq!(name.current.as_deref(), Some("abc"));
+    }
+
+    // covers: K1, K2, R1
+    #[test]
+    fn review_choices_and_cancel_keys() {
+        assert_eq!(review_choice(0), ReviewChoice::Send);
+        assert_eq!(review_choice(1), ReviewChoice::Edit(String::new()));
+        assert_eq!(review_choice(2), ReviewChoice::Decline);
+        assert_eq!(review_choice(3), ReviewChoice::Cancel);
+        // Esc and Ctrl-C both dismiss; another failure stays an error.
+        assert_eq!(
+            cancel_on::<FieldAnswer>(InquireError::OperationCanceled).ok(),
+            Some(FieldAnswer::Cancel)
+        );
+        assert_eq!(
+            cancel_on::<ReviewChoice>(InquireError::OperationInterrupted).ok(),
+            Some(ReviewChoice::Cancel)
+        );
+        assert!(cancel_on::<FieldAnswer>(InquireError::NotTTY).is_err());
+    }
+
+    // covers: S4, K3
+    #[cfg(feature = "url")]
+    #[test]
+    fn the_registrable_domain_is_split_off_the_host() {
+        assert_eq!(
+            host_parts("paypa1.com.example-login.com", Some("example-login.com")),
+            ("paypa1.com.", "example-login.com")
+        );
+        assert_eq!(
+            host_parts("example.com", Some("example.com")),
+            ("", "example.com")
+        );
+        assert_eq!(host_parts("127.0.0.1", None), ("", "127.0.0.1"));
+        // A domain that is not a whole suffix of labels is not split.
+        assert_eq!(
+            host_parts("notexample.com", Some("example.com")),
+            ("", "notexample.com")
+        );
+        assert_eq!(
+            Emphasis::highlight(false, "example.com").to_string(),
+            "[example.com]"
+        );
+        assert_eq!(
+            Emphasis::highlight(true, "example.com").to_string(),
+            "\x1b[1;4m[example.com]\x1b[0m"
+        );
+    }
+
+    // covers: S5
+    #[test]
+    fn agent_text_is_neutralised() {
+        assert_eq!(
+            plain("a\u{1b}[2J\nb\u{202e}c\u{2066}").to_string(),
+            "a<U+001B>[2J<U+000A>b<U+202E>c<U+2066>"
+        );
+        assert_eq!(plain("Café – ok").to_string(), "Café – ok");
+    }
+
+    // covers: K1
+    #[test]
+    fn a_stopped_signal_answers_without_a_prompt() {
+        let stop = StopSignal::new();
+        stop.stop();
+        let form = form();
+        let mut asker = TerminalAsker::new().styled(false);
+        let intro = Intro {
+            agent: form.agent(),
+            message: form.message(),
+            scope: None,
+        };
+        let answer = asker.ask_field(FieldPrompt {
+            intro,
+            form: &form,
+            field: form.field("name").expect("a field"),
+            position: 0,
+            count: 6,
+            problem: None,
+            stop: &stop,
+        });
+        let answer = block_on(answer);
+        assert_eq!(answer, FieldAnswer::Cancel);
+    }
+
+    // covers: K1
+    #[test]
+    fn a_stop_ends_the_wait_for_a_blocked_prompt() {
+        let stop = StopSignal::new();
+        // A prompt that blocks until it is told to end (as a real one waits for a key).
+        let (release, blocked) = std::sync::mpsc::channel::<()>();
+        let waiting = run_blocking(&stop, FieldAnswer::Cancel, move || {
+            let _ = blocked.recv();
+            Ok(FieldAnswer::Keep)
+        });
+        let stopper = stop.clone();
+        let timer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            stopper.stop();
+        });
+        assert_eq!(block_on(waiting), FieldAnswer::Cancel);
+        let _ = release.send(());
+        timer.join().expect("the timer thread ends");
+    }
+}
