@@ -178,6 +178,7 @@ pub struct ConsentPrompt<'a> {
 }
 
 /// What the person chose for a URL-mode request.
+#[cfg(feature = "url")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Consent {
