@@ -28,6 +28,7 @@ mod protocol_mcp;
 mod protocol_response;
 mod protocol_roundtrip;
 mod rmcp;
+mod rmcp_client;
 mod schema_lint;
 mod schema_parse;
 mod schema_wire;

@@ -113,6 +113,7 @@ use crate::protocol::{
 use crate::schema::RequestedSchema;
 use crate::typed::{Elicit, Elicited};
 
+pub mod client;
 pub mod input;
 #[cfg(feature = "url")]
 mod url;

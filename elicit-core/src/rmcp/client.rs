@@ -1,0 +1,536 @@
+//! The client side of rmcp 3.x: an rmcp [`ClientHandler`] that answers every
+//! `elicitation/create` a server sends through the client engine
+//! ([`Responder`]) and an [`Asker`].
+//!
+//! ```no_run
+//! use elicit_core::client::ScriptedAsker;
+//! use elicit_core::rmcp::client::{ElicitClient, RawTap};
+//! use rmcp::ServiceExt;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut child = tokio::process::Command::new("my-mcp-server")
+//!     .stdin(std::process::Stdio::piped())
+//!     .stdout(std::process::Stdio::piped())
+//!     .spawn()?;
+//! let (stdin, stdout) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+//! // The tap keeps each `elicitation/create` exactly as the server wrote it (D13).
+//! let tap = RawTap::new();
+//! let handler = ElicitClient::new(ScriptedAsker::accept_defaults()).with_tap(tap.clone());
+//! let client = handler.serve((tap.reader(stdout), stdin)).await?;
+//! let tools = client.list_all_tools().await?;
+//! # let _ = tools; Ok(()) }
+//! ```
+//!
+//! What it does with each request:
+//! - the params are read by elicit, not by rmcp's typed model: the schema is checked
+//!   with the client's lenient parse, and what a client must refuse is answered with
+//!   the JSON-RPC error (`-32602`) after the person is told why
+//!   ([`Notice::Refused`](crate::client::Notice), [C8](crate::rules#c8),
+//!   [F1](crate::rules#f1));
+//! - fields come in the server's order ([D13](crate::rules#d13)) with every member it
+//!   sent, which rmcp's typed model does not keep (see below);
+//! - URL mode goes through the engine's review and consent
+//!   ([S2](crate::rules#s2)–[S4](crate::rules#s4)); the server's
+//!   `notifications/elicitation/complete` reaches the asker as
+//!   [`Notice::Completed`](crate::client::Notice) for ids it consented to, once; unknown
+//!   and finished ids are ignored ([U6](crate::rules#u6), [M3](crate::rules#m3));
+//! - the [`ClientPolicy`]'s deadline runs on tokio's timer; a request the server
+//!   cancels (`notifications/cancelled`, which trips rmcp's `RequestContext::ct`) ends
+//!   its question at once;
+//! - the capability the client declares in `initialize` is what the asker renders
+//!   ([C1](crate::rules#c1)).
+//!
+//! MCP 2026-07-28's input requests (`InputRequiredResult` in the answer to
+//! `tools/call`) are fulfilled by rmcp's `call_tool` through this same handler, and
+//! rmcp echoes the server's `requestState` on the retry ([M6](crate::rules#m6)).
+//!
+//! # What rmcp's typed request loses, and how the raw one is recovered
+//!
+//! rmcp 3.11 reads `elicitation/create` into `ElicitRequestParams`, whose
+//! `ElicitationSchema` keeps properties in a `BTreeMap` (with a `property_order` only
+//! when it was read from JSON) and models each property with structs that drop an
+//! option's `description`, a property's `_meta` and any member it does not know. A
+//! property of a type it does not know fails its deserialisation, and the request then
+//! arrives as a `CustomRequest` with the raw params (rmcp's server-request enum is
+//! untagged, `CustomRequest` last); elicit answers it there, whatever it is, so nothing
+//! is skipped silently.
+//!
+//! For the requests rmcp does read, [`RawTap`] keeps the raw params: wrap the
+//! transport's reading half with [`RawTap::reader`] (stdio, a child process, any
+//! newline-delimited stream) and each `elicitation/create` is recorded by its JSON-RPC
+//! id as it goes by. Without a tap (Streamable HTTP reads its messages inside rmcp),
+//! the typed params are written back to JSON in the order rmcp kept, members it
+//! dropped lost.
+
+use std::collections::VecDeque;
+use std::future::{poll_fn, Future};
+use std::io;
+use std::pin::{pin, Pin};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::task::{Context, Poll};
+
+use ::rmcp::handler::client::ClientHandler;
+use ::rmcp::model::{
+    ClientCapabilities, ClientConfig, CustomNotification, CustomRequest, CustomResult,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode, FormElicitationCapability,
+    Implementation, NumberOrString, ProtocolVersion, UrlElicitationCapability,
+};
+use ::rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient};
+use ::rmcp::ErrorData;
+use serde_json::{Map, Value};
+use tokio::io::{AsyncRead, ReadBuf};
+
+use crate::client::{AgentIdentity, Asker, ClientPolicy, Completion, Notice, Responder};
+use crate::protocol::mcp::{ELICITATION_COMPLETE_NOTIFICATION, ELICITATION_CREATE};
+use crate::protocol::{ElicitationCapabilities, JsonRpcError, Mode};
+
+/// An rmcp [`ClientHandler`] that answers elicitations through an [`Asker`]: see the
+/// [module documentation](self).
+pub struct ElicitClient<A> {
+    asker: tokio::sync::Mutex<A>,
+    modes: ElicitationCapabilities,
+    policy: ClientPolicy,
+    tap: Option<RawTap>,
+    implementation: Implementation,
+    protocol_version: ProtocolVersion,
+    responder: OnceLock<Responder>,
+}
+
+impl<A: Asker + 'static> ElicitClient<A> {
+    /// A handler asking through `asker`, with the default policy, declaring the modes
+    /// `asker` renders.
+    pub fn new(asker: A) -> Self {
+        let modes = asker.modes();
+        ElicitClient {
+            asker: tokio::sync::Mutex::new(asker),
+            modes,
+            policy: ClientPolicy::new(),
+            tap: None,
+            implementation: Implementation::new("elicit", env!("CARGO_PKG_VERSION")),
+            protocol_version: ProtocolVersion::default(),
+            responder: OnceLock::new(),
+        }
+    }
+
+    /// With this policy (deadline, never ask).
+    pub fn with_policy(mut self, policy: ClientPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Reading each `elicitation/create` from what `tap` recorded on the transport.
+    pub fn with_tap(mut self, tap: RawTap) -> Self {
+        self.tap = Some(tap);
+        self
+    }
+
+    /// With this name and version in `initialize`'s `clientInfo`.
+    pub fn with_client_info(mut self, implementation: Implementation) -> Self {
+        self.implementation = implementation;
+        self
+    }
+
+    /// Offering this protocol version (rmcp's newest by default): `2025-11-25`, or
+    /// `2026-07-28` with its `server/discover` and input requests.
+    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.protocol_version = version;
+        self
+    }
+
+    /// The modes this client declares: those its asker renders.
+    pub fn modes(&self) -> &ElicitationCapabilities {
+        &self.modes
+    }
+
+    /// The engine of this connection, made on first use with the server's identity
+    /// from `initialize` (`serverInfo`), which the person is shown
+    /// ([K1](crate::rules#k1)).
+    fn responder(&self, peer: &Peer<RoleClient>) -> &Responder {
+        self.responder.get_or_init(|| {
+            let server = peer
+                .peer_info()
+                .and_then(|info| info.server_info.clone())
+                .map(|implementation| {
+                    let mut identity = AgentIdentity::new(implementation.name.clone())
+                        .with_version(implementation.version.clone());
+                    if let Some(title) = &implementation.title {
+                        identity = identity.with_title(title.clone());
+                    }
+                    identity
+                })
+                .unwrap_or_else(|| AgentIdentity::new("an MCP server"));
+            Responder::mcp(server).with_policy(self.policy.clone())
+        })
+    }
+
+    /// One `elicitation/create`, its raw params in, the result (or the JSON-RPC error)
+    /// out.
+    async fn answer(
+        &self,
+        params: Value,
+        id: &NumberOrString,
+        peer: &Peer<RoleClient>,
+        cancelled: impl Future<Output = ()> + Send,
+    ) -> Result<Value, ErrorData> {
+        let responder = self.responder(peer);
+        let params = as_engine_params(params, id);
+        let deadline = self.policy.deadline();
+        let until = deadline.map(|d| tokio::time::Instant::now() + d);
+        // Ends the question: the deadline (ClientPolicy) or the server's cancel.
+        let stop = async move {
+            let cancelled = pin!(cancelled);
+            match until {
+                Some(until) => {
+                    let sleep = pin!(tokio::time::sleep_until(until));
+                    first(cancelled, sleep).await;
+                }
+                None => cancelled.await,
+            }
+        };
+        let mut stop = pin!(stop);
+        // One question at a time: a second request waits for the asker, and its wait
+        // counts against its own deadline and cancel.
+        let mut asker = {
+            let lock = pin!(self.asker.lock());
+            match race(lock, stop.as_mut()).await {
+                Some(asker) => asker,
+                None => return Ok(crate::protocol::ElicitationResponse::cancel().to_json()),
+            }
+        };
+        let answered = responder
+            .respond_until(&mut *asker, &params, stop)
+            .await
+            .map_err(to_error_data)?;
+        Ok(answered.to_json())
+    }
+}
+
+impl<A: Asker + 'static> ClientHandler for ElicitClient<A> {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        // The bytes the server wrote when a tap saw them (D13, E7); otherwise what
+        // rmcp kept.
+        let params = self
+            .tap
+            .as_ref()
+            .and_then(|tap| tap.take(&context.id))
+            .unwrap_or_else(|| typed_params_to_json(&request));
+        let answered = self
+            .answer(params, &context.id, &context.peer, context.ct.cancelled())
+            .await?;
+        serde_json::from_value(answered).map_err(|e| {
+            ErrorData::internal_error(
+                format!("the engine's answer is not an ElicitResult: {e}"),
+                None,
+            )
+        })
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != ELICITATION_CREATE {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        // rmcp could not read these params into its typed model (an unknown property
+        // type, a malformed schema, …): elicit reads them and answers, a refusal
+        // included, instead of rmcp's "method not found".
+        let params = self
+            .tap
+            .as_ref()
+            .and_then(|tap| tap.take(&context.id))
+            .or(request.params)
+            .unwrap_or(Value::Null);
+        self.answer(params, &context.id, &context.peer, context.ct.cancelled())
+            .await
+            .map(CustomResult)
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method != ELICITATION_COMPLETE_NOTIFICATION {
+            return;
+        }
+        let params = notification.params.unwrap_or(Value::Null);
+        // U6: the engine reports each id this client consented to once; anything
+        // else is ignored.
+        if let Completion::Completed(elicitation_id) =
+            self.responder(&context.peer).complete(&params)
+        {
+            self.asker
+                .lock()
+                .await
+                .notice(&Notice::Completed { elicitation_id });
+        }
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = elicitation_capability(&self.modes);
+        ClientConfig::new(capabilities, self.implementation.clone())
+            .with_protocol_version(self.protocol_version.clone())
+    }
+}
+
+/// The MCP capability for the modes an asker renders (C1); none at all when it renders
+/// none. Form is declared explicitly (`{"form": {}}`), not with MCP's empty object.
+fn elicitation_capability(modes: &ElicitationCapabilities) -> Option<ElicitationCapability> {
+    let form = modes.supports(Mode::Form);
+    let url = modes.supports(Mode::Url);
+    if !form && !url {
+        return None;
+    }
+    let mut capability = ElicitationCapability::new();
+    capability.form = form.then(FormElicitationCapability::new);
+    capability.url = url.then(UrlElicitationCapability::new);
+    Some(capability)
+}
+
+/// MCP params as the engine reads them: `mode` made explicit (M1: absent is form), the
+/// JSON-RPC id as the request's scope (M1: MCP has none; [`Responder::mcp`] shows
+/// none), and for a URL request without an `elicitationId` (MCP 2026-07-28, M6) one
+/// made from that id.
+fn as_engine_params(params: Value, id: &NumberOrString) -> Value {
+    let Value::Object(mut params) = params else {
+        // Not an object: the engine refuses it with the reason.
+        return params;
+    };
+    let id = match id {
+        NumberOrString::Number(n) => Value::from(*n),
+        NumberOrString::String(s) => Value::from(s.to_string()),
+    };
+    if !params.contains_key("mode") {
+        params.insert("mode".into(), Value::from(Mode::Form.as_str()));
+    }
+    let is_url = params.get("mode").and_then(Value::as_str) == Some(Mode::Url.as_str());
+    let has_id = params
+        .get("elicitationId")
+        .and_then(Value::as_str)
+        .is_some_and(|id| !id.is_empty());
+    if is_url && !has_id {
+        let made = match &id {
+            Value::String(s) => format!("request-{s}"),
+            other => format!("request-{other}"),
+        };
+        params.insert("elicitationId".into(), Value::from(made));
+    }
+    params.remove("sessionId");
+    params.remove("toolCallId");
+    params.insert("requestId".into(), id);
+    Value::Object(params)
+}
+
+/// rmcp's typed params written back to JSON, the properties in the order rmcp kept
+/// from the wire (`property_order`) when it has one.
+fn typed_params_to_json(request: &ElicitRequestParams) -> Value {
+    let mut json = serde_json::to_value(request).unwrap_or(Value::Null);
+    if let ElicitRequestParams::FormElicitationParams {
+        requested_schema, ..
+    } = request
+    {
+        if let (Some(order), Some(Value::Object(properties))) = (
+            &requested_schema.property_order,
+            json.pointer_mut("/requestedSchema/properties"),
+        ) {
+            let mut sorted = Map::new();
+            for name in order {
+                if let Some(value) = properties.remove(name) {
+                    sorted.insert(name.clone(), value);
+                }
+            }
+            sorted.append(properties);
+            *properties = sorted;
+        }
+    }
+    json
+}
+
+fn to_error_data(error: JsonRpcError) -> ErrorData {
+    let code = i32::try_from(error.code()).unwrap_or(ErrorCode::INTERNAL_ERROR.0);
+    ErrorData::new(
+        ErrorCode(code),
+        error.message().to_owned(),
+        error.data().cloned(),
+    )
+}
+
+/// Waits for the first of two futures.
+async fn first<A: Future, B: Future>(a: Pin<&mut A>, b: Pin<&mut B>) {
+    let (mut a, mut b) = (a, b);
+    poll_fn(|cx| {
+        if a.as_mut().poll(cx).is_ready() || b.as_mut().poll(cx).is_ready() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await
+}
+
+/// `Some` with the first's output, `None` when the second finished first.
+async fn race<A: Future, B: Future>(mut a: Pin<&mut A>, mut b: Pin<&mut B>) -> Option<A::Output> {
+    poll_fn(|cx| {
+        if let Poll::Ready(output) = a.as_mut().poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        if b.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    })
+    .await
+}
+
+/// Records the raw params of each `elicitation/create` read from a newline-delimited
+/// JSON-RPC stream, by request id, for [`ElicitClient`] to answer from the bytes the
+/// server wrote instead of rmcp's typed model (see the [module documentation](self)).
+///
+/// Cheap to clone; clones share the record. Bounded: at most
+/// [`RawTap::CAPACITY`] requests wait to be answered (the oldest is dropped beyond),
+/// and a line longer than [`RawTap::MAX_LINE`] is not recorded (rmcp then answers from
+/// its own reading).
+#[derive(Clone, Default)]
+pub struct RawTap {
+    pending: Arc<Mutex<VecDeque<(String, Value)>>>,
+}
+
+impl std::fmt::Debug for RawTap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawTap")
+            .field("pending", &self.lock().len())
+            .finish()
+    }
+}
+
+impl RawTap {
+    /// How many recorded requests wait for their answer at most.
+    pub const CAPACITY: usize = 64;
+    /// The longest line recorded, in bytes.
+    pub const MAX_LINE: usize = 4 << 20;
+
+    /// An empty tap.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `inner`, recording each `elicitation/create` that goes through it.
+    pub fn reader<R: AsyncRead + Unpin>(&self, inner: R) -> TapReader<R> {
+        TapReader {
+            inner,
+            tap: self.clone(),
+            line: Vec::new(),
+            overlong: false,
+        }
+    }
+
+    /// Records one JSON-RPC message (one line of the stream, or a message read
+    /// elsewhere): kept when it is an `elicitation/create` request.
+    pub fn record(&self, message: &[u8]) {
+        // Most lines are not elicitations: skip them without parsing.
+        if !contains(message, ELICITATION_CREATE.as_bytes()) {
+            return;
+        }
+        let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(message) else {
+            return;
+        };
+        if message.get("method").and_then(Value::as_str) != Some(ELICITATION_CREATE) {
+            return;
+        }
+        let (Some(id), Some(params)) = (message.remove("id"), message.remove("params")) else {
+            return;
+        };
+        let Some(key) = id_key_of_json(&id) else {
+            return;
+        };
+        let mut pending = self.lock();
+        pending.retain(|(k, _)| *k != key);
+        if pending.len() >= Self::CAPACITY {
+            pending.pop_front();
+        }
+        pending.push_back((key, params));
+    }
+
+    /// The raw params recorded for the request `id`, taken out.
+    pub fn take(&self, id: &NumberOrString) -> Option<Value> {
+        let key = id_key(id);
+        let mut pending = self.lock();
+        let at = pending.iter().position(|(k, _)| *k == key)?;
+        pending.remove(at).map(|(_, params)| params)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, Value)>> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn id_key(id: &NumberOrString) -> String {
+    match id {
+        NumberOrString::Number(n) => format!("n{n}"),
+        NumberOrString::String(s) => format!("s{s}"),
+    }
+}
+
+fn id_key_of_json(id: &Value) -> Option<String> {
+    match id {
+        Value::Number(n) => n.as_i64().map(|n| format!("n{n}")),
+        Value::String(s) => Some(format!("s{s}")),
+        _ => None,
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A reader that hands every byte on unchanged and records the `elicitation/create`
+/// requests among its lines ([`RawTap::reader`]).
+#[derive(Debug)]
+pub struct TapReader<R> {
+    inner: R,
+    tap: RawTap,
+    line: Vec<u8>,
+    overlong: bool,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = &polled {
+            for &byte in &buf.filled()[before..] {
+                if byte == b'\n' {
+                    if !this.overlong {
+                        this.tap.record(&this.line);
+                    }
+                    this.line.clear();
+                    this.overlong = false;
+                } else if this.overlong {
+                    // D12: an overlong line is handed on but not kept.
+                } else if this.line.len() < RawTap::MAX_LINE {
+                    this.line.push(byte);
+                } else {
+                    this.overlong = true;
+                    this.line = Vec::new();
+                }
+            }
+        }
+        polled
+    }
+}

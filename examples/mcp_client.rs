@@ -1,0 +1,430 @@
+//! An MCP client on rmcp 3.x that answers elicitations through elicit's client engine.
+//!
+//! ```text
+//! cargo run --example mcp_client --features rmcp_3 -- [--accept-defaults] \
+//!     [--protocol VERSION] [--call TOOL]… [--call-all] (URL | -- COMMAND ARGS…)
+//! ```
+//!
+//! - `URL` (the last argument): the server over Streamable HTTP, as the MCP conformance
+//!   suite passes it. Plain `http://` only: reqwest is built without TLS (this example
+//!   talks to local servers; a TLS stack would double its build).
+//! - `-- COMMAND ARGS…`: the server started as a child process, spoken to over its stdin
+//!   and stdout; its stdout is read through elicit's `RawTap`, so each elicitation is
+//!   answered from the bytes the server wrote (the server's property order, option
+//!   descriptions and `_meta` kept: D13, E7).
+//! - `--call TOOL` (repeatable) calls those tools in order with `{}`; `--call-all` calls
+//!   every listed tool that takes no required argument, with `{}`; with neither, the
+//!   person picks a tool (and types its arguments as JSON).
+//! - `--protocol 2025-11-25` or `2026-07-28` (with `server/discover` and input
+//!   requests); by default the newest both sides support.
+//! - `--accept-defaults`: nothing waits for a person. A form whose required fields all
+//!   have defaults is accepted with exactly the defaults; any other form, and every URL
+//!   request, is declined; a request a client must refuse gets its error.
+//!
+//! Otherwise elicitations are asked in the terminal by a small line-based asker (the
+//! dialog on stderr; every tool result on stdout).
+
+use std::io::{BufRead, Write};
+use std::process::Stdio;
+
+use elicit::client::{
+    AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer, FieldKind, FieldPrompt, Notice,
+    ReviewChoice, ReviewPrompt, ScriptedAsker,
+};
+use elicit::rmcp::client::{ElicitClient, RawTap};
+use rmcp::model::{CallToolRequestParams, ProtocolVersion, Tool};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::ServiceExt;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+struct Args {
+    accept_defaults: bool,
+    protocol: Option<String>,
+    calls: Vec<String>,
+    call_all: bool,
+    target: Target,
+}
+
+enum Target {
+    Url(String),
+    Command(Vec<String>),
+}
+
+const USAGE: &str = "usage: mcp_client [--accept-defaults] [--protocol VERSION] [--call TOOL]... [--call-all] (URL | -- COMMAND ARGS...)";
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = std::env::args().skip(1);
+    let mut parsed = Args {
+        accept_defaults: false,
+        protocol: None,
+        calls: Vec::new(),
+        call_all: false,
+        target: Target::Url(String::new()),
+    };
+    let mut url = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--accept-defaults" => parsed.accept_defaults = true,
+            "--call-all" => parsed.call_all = true,
+            "--protocol" => {
+                let version = args.next().ok_or("--protocol needs a version")?;
+                if !matches!(version.as_str(), "2025-11-25" | "2026-07-28") {
+                    return Err(format!(
+                        "unknown protocol version {version:?}: use 2025-11-25 or 2026-07-28"
+                    ));
+                }
+                parsed.protocol = Some(version);
+            }
+            "--call" => parsed
+                .calls
+                .push(args.next().ok_or("--call needs a tool name")?),
+            "--" => {
+                let command: Vec<String> = args.by_ref().collect();
+                if command.is_empty() {
+                    return Err("-- needs a command to start".into());
+                }
+                parsed.target = Target::Command(command);
+            }
+            other if other.starts_with("--") => return Err(format!("unknown option {other}")),
+            other => url = Some(other.to_owned()),
+        }
+    }
+    match (&parsed.target, url) {
+        (Target::Command(_), Some(url)) => Err(format!("both a URL ({url}) and a command")),
+        (Target::Command(_), None) => Ok(parsed),
+        (Target::Url(_), Some(url)) => {
+            parsed.target = Target::Url(url);
+            Ok(parsed)
+        }
+        (Target::Url(_), None) => Err("no server: give a URL or -- COMMAND".into()),
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(message) = run(args).await {
+        eprintln!("mcp_client: {message}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let lines = Lines::from_stdin();
+    let asker: Box<dyn Asker> = if args.accept_defaults {
+        Box::new(ScriptedAsker::accept_defaults())
+    } else {
+        Box::new(LineAsker {
+            lines: lines.clone(),
+        })
+    };
+    let mut handler = ElicitClient::new(asker);
+    if let Some(version) = &args.protocol {
+        let version: ProtocolVersion = serde_json::from_value(Value::from(version.as_str()))
+            .map_err(|e| format!("protocol version: {e}"))?;
+        handler = handler.with_protocol_version(version);
+    }
+    let (client, _child) = connect(handler, &args.target).await?;
+    if let Some(info) = client.peer_info() {
+        eprintln!(
+            "connected to {:?} (protocol {})",
+            info.server_info, info.protocol_version
+        );
+    }
+    let tools = client
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list: {e}"))?;
+    let mut calls: Vec<(String, Map<String, Value>)> = args
+        .calls
+        .iter()
+        .map(|name| (name.clone(), Map::new()))
+        .collect();
+    if args.call_all {
+        calls.extend(
+            tools
+                .iter()
+                .filter(|tool| !has_required_argument(tool))
+                .map(|tool| (tool.name.to_string(), Map::new())),
+        );
+    }
+    if args.calls.is_empty() && !args.call_all {
+        match pick_tool(&tools, &lines).await? {
+            Some(call) => calls.push(call),
+            None => eprintln!("no tool chosen"),
+        }
+    }
+    let mut failed = false;
+    for (name, arguments) in calls {
+        let params = CallToolRequestParams::new(name.clone()).with_arguments(arguments);
+        match client.call_tool(params).await {
+            Ok(result) => {
+                let json = serde_json::to_string(&result).unwrap_or_default();
+                println!("{name}: {json}");
+            }
+            Err(error) => {
+                failed = true;
+                println!("{name}: error: {error}");
+            }
+        }
+    }
+    let _ = client.cancel().await;
+    if failed {
+        Err("a tool call failed".into())
+    } else {
+        Ok(())
+    }
+}
+
+type Client = RunningService<RoleClient, ElicitClient<Box<dyn Asker>>>;
+
+async fn connect(
+    handler: ElicitClient<Box<dyn Asker>>,
+    target: &Target,
+) -> Result<(Client, Option<tokio::process::Child>), String> {
+    match target {
+        Target::Url(url) => {
+            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+            let client = handler
+                .serve(transport)
+                .await
+                .map_err(|e| format!("connecting to {url}: {e}"))?;
+            Ok((client, None))
+        }
+        Target::Command(command) => {
+            // Started here rather than with rmcp's child-process transport so that its
+            // stdout can go through the tap.
+            let mut child = tokio::process::Command::new(&command[0])
+                .args(&command[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .kill_on_drop(true)
+                .spawn()
+                .map_err(|e| format!("starting {}: {e}", command[0]))?;
+            let stdin = child.stdin.take().ok_or("the child has no stdin")?;
+            let stdout = child.stdout.take().ok_or("the child has no stdout")?;
+            let tap = RawTap::new();
+            let client = handler
+                .with_tap(tap.clone())
+                .serve((tap.reader(stdout), stdin))
+                .await
+                .map_err(|e| format!("initializing {}: {e}", command[0]))?;
+            Ok((client, Some(child)))
+        }
+    }
+}
+
+fn has_required_argument(tool: &Tool) -> bool {
+    tool.input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|required| !required.is_empty())
+}
+
+async fn pick_tool(
+    tools: &[Tool],
+    lines: &Lines,
+) -> Result<Option<(String, Map<String, Value>)>, String> {
+    if tools.is_empty() {
+        return Ok(None);
+    }
+    for (n, tool) in tools.iter().enumerate() {
+        let about = tool.description.as_deref().unwrap_or("");
+        eprintln!("  {}. {} {}", n + 1, tool.name, about);
+    }
+    let Some(choice) = lines.prompt("tool (number or name, empty to quit): ").await else {
+        return Ok(None);
+    };
+    let choice = choice.trim();
+    if choice.is_empty() {
+        return Ok(None);
+    }
+    let tool = choice
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| tools.get(n.wrapping_sub(1)))
+        .or_else(|| tools.iter().find(|t| t.name == choice))
+        .ok_or_else(|| format!("no tool {choice:?}"))?;
+    let arguments = lines
+        .prompt("arguments as a JSON object (empty for {}): ")
+        .await
+        .unwrap_or_default();
+    let arguments = if arguments.trim().is_empty() {
+        Map::new()
+    } else {
+        match serde_json::from_str(&arguments) {
+            Ok(Value::Object(map)) => map,
+            _ => return Err("the arguments must be a JSON object".into()),
+        }
+    };
+    Ok(Some((tool.name.to_string(), arguments)))
+}
+
+/// Lines typed on stdin, read by one thread and handed over a channel, so that a
+/// question the engine abandons (deadline, cancel) just stops waiting.
+#[derive(Clone)]
+struct Lines {
+    rx: std::sync::Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<String>>>,
+}
+
+impl Lines {
+    fn from_stdin() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        std::thread::spawn(move || {
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Lines {
+            rx: std::sync::Arc::new(tokio::sync::Mutex::new(rx)),
+        }
+    }
+
+    /// Shows `prompt` on stderr and waits for a line; `None` at the end of input.
+    async fn prompt(&self, prompt: &str) -> Option<String> {
+        eprint!("{prompt}");
+        let _ = std::io::stderr().flush();
+        self.rx.lock().await.recv().await
+    }
+}
+
+/// A small line-based asker: one line per question. (A full terminal asker on a
+/// prompt crate is another piece of work; this one keeps the example self-contained.)
+struct LineAsker {
+    lines: Lines,
+}
+
+impl Asker for LineAsker {
+    fn ask_field<'a>(&'a mut self, prompt: FieldPrompt<'a>) -> AskFuture<'a, FieldAnswer> {
+        Box::pin(async move {
+            if prompt.position == 0 && prompt.problem.is_none() {
+                eprintln!("\n{}", prompt.intro);
+                eprintln!("(Enter keeps [the value shown]; :clear, :back, :decline, :cancel)");
+            }
+            let field = prompt.field;
+            if let Some(problem) = prompt.problem {
+                eprintln!("  ! {problem}");
+            }
+            if let Some(description) = field.description() {
+                eprintln!("  {description}");
+            }
+            let options = field.options();
+            for (n, choice) in options.iter().enumerate() {
+                let about = choice
+                    .description
+                    .map(|d| format!(" - {d}"))
+                    .unwrap_or_default();
+                eprintln!("    {}. {}{about}", n + 1, choice.label);
+            }
+            let shown = field.display_value().unwrap_or_default();
+            let required = if field.is_required() { "*" } else { "" };
+            let line = match self
+                .lines
+                .prompt(&format!("  {}{required} [{shown}]: ", field.label()))
+                .await
+            {
+                Some(line) => line,
+                None => return FieldAnswer::Cancel,
+            };
+            let line = line.trim();
+            match line {
+                "" => FieldAnswer::Keep,
+                ":clear" => FieldAnswer::Clear,
+                ":back" => FieldAnswer::Back,
+                ":decline" => FieldAnswer::Decline,
+                ":cancel" => FieldAnswer::Cancel,
+                _ => match field.kind() {
+                    // Options by number as well as by name.
+                    FieldKind::SingleSelect | FieldKind::MultiSelect => {
+                        let picked: Vec<String> = line
+                            .split(',')
+                            .map(|part| {
+                                let part = part.trim();
+                                part.parse::<usize>()
+                                    .ok()
+                                    .and_then(|n| options.get(n.wrapping_sub(1)))
+                                    .map_or_else(|| part.to_owned(), |c| c.value.to_owned())
+                            })
+                            .collect();
+                        FieldAnswer::Text(picked.join(","))
+                    }
+                    _ => FieldAnswer::Text(line.to_owned()),
+                },
+            }
+        })
+    }
+
+    fn review<'a>(&'a mut self, prompt: ReviewPrompt<'a>) -> AskFuture<'a, ReviewChoice> {
+        Box::pin(async move {
+            eprintln!("\nReview:");
+            for entry in prompt.review.entries() {
+                let shown = entry.shown.as_deref().unwrap_or("(empty)");
+                eprintln!("  {} ({}): {shown}", entry.label, entry.name);
+            }
+            if let Some(problems) = prompt.review.problems() {
+                eprintln!("  ! {problems}");
+            }
+            loop {
+                let Some(line) = self
+                    .lines
+                    .prompt("send, edit FIELD, decline or cancel? ")
+                    .await
+                else {
+                    return ReviewChoice::Cancel;
+                };
+                match line.trim() {
+                    "send" | "s" | "" => return ReviewChoice::Send,
+                    "decline" => return ReviewChoice::Decline,
+                    "cancel" => return ReviewChoice::Cancel,
+                    other => {
+                        if let Some(name) = other.strip_prefix("edit ") {
+                            return ReviewChoice::Edit(name.trim().to_owned());
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    fn consent<'a>(&'a mut self, prompt: ConsentPrompt<'a>) -> AskFuture<'a, Consent> {
+        Box::pin(async move {
+            let review = prompt.review;
+            eprintln!("\n{}", prompt.intro);
+            // S2: the full URL before any question; S4: the site and every warning.
+            eprintln!("  URL:  {}", review.full_url());
+            eprintln!(
+                "  site: {}",
+                review.registrable_domain().unwrap_or(review.host_unicode())
+            );
+            for warning in review.warnings() {
+                eprintln!("  ! {warning}");
+            }
+            match self
+                .lines
+                .prompt("open it in your browser yourself? (yes/no/cancel) ")
+                .await
+                .as_deref()
+                .map(str::trim)
+            {
+                Some("yes") => Consent::Open,
+                Some("cancel") | None => Consent::Cancel,
+                Some(_) => Consent::Decline,
+            }
+        })
+    }
+
+    fn notice(&mut self, notice: &Notice) {
+        eprintln!("note: {notice}");
+    }
+}

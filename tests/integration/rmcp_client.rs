@@ -1,0 +1,116 @@
+//! `elicit::rmcp::client` against a server written by hand over an in-memory pipe: the
+//! test writes the server's JSON-RPC lines itself, so the bytes the client reads are
+//! exactly the ones asserted on.
+#![cfg(all(feature = "rmcp_3", feature = "url"))]
+
+use std::sync::{Arc, Mutex};
+
+use ::rmcp::model::ProtocolVersion;
+use ::rmcp::ServiceExt;
+use elicit::client::{AskFuture, Asker, FieldAnswer, FieldPrompt, ReviewChoice, ReviewPrompt};
+use elicit::rmcp::client::{ElicitClient, RawTap};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::protocol_support::rmcp_wire::bounded;
+
+/// Records each field it is asked (name, option descriptions, the property's `_meta`)
+/// and keeps every default.
+#[derive(Clone, Default)]
+struct Recording(Arc<Mutex<Vec<Seen>>>);
+
+/// A field's name, its options' descriptions and its `_meta`.
+type Seen = (String, Vec<Option<String>>, Option<Value>);
+
+impl Asker for Recording {
+    fn ask_field<'a>(&'a mut self, prompt: FieldPrompt<'a>) -> AskFuture<'a, FieldAnswer> {
+        let field = prompt.field;
+        let descriptions = field
+            .options()
+            .iter()
+            .map(|c| c.description.map(str::to_owned))
+            .collect();
+        let meta = field
+            .property()
+            .schema()
+            .meta()
+            .map(|m| Value::Object(m.clone()));
+        self.0
+            .lock()
+            .unwrap()
+            .push((field.name().to_owned(), descriptions, meta));
+        Box::pin(std::future::ready(FieldAnswer::Keep))
+    }
+    fn review<'a>(&'a mut self, _: ReviewPrompt<'a>) -> AskFuture<'a, ReviewChoice> {
+        Box::pin(std::future::ready(ReviewChoice::Send))
+    }
+}
+
+// covers: D13, E7, F4
+#[tokio::test]
+async fn the_asker_sees_the_servers_order_option_descriptions_and_meta() {
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let (client_read, client_write) = tokio::io::split(client_io);
+    let asker = Recording::default();
+    let tap = RawTap::new();
+    let handler = ElicitClient::new(asker.clone())
+        .with_tap(tap.clone())
+        .with_protocol_version(ProtocolVersion::V_2025_11_25);
+    let client = tokio::spawn(handler.serve((tap.reader(client_read), client_write)));
+
+    let (server_read, mut server_write) = tokio::io::split(server_io);
+    let mut lines = BufReader::new(server_read).lines();
+    let initialize: Value = serde_json::from_str(
+        &bounded("initialize", lines.next_line())
+            .await
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(initialize["method"], "initialize");
+    assert_eq!(
+        initialize["params"]["capabilities"]["elicitation"],
+        json!({ "form": {}, "url": {} })
+    );
+    let reply = json!({ "jsonrpc": "2.0", "id": initialize["id"], "result": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "serverInfo": { "name": "raw-server", "version": "1" } } });
+    server_write
+        .write_all(format!("{reply}\n").as_bytes())
+        .await
+        .unwrap();
+    let _client = bounded("the handshake", client).await.unwrap().unwrap();
+
+    // Not alphabetical; an option description and a `_meta` rmcp's typed model drops.
+    let create = r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"mode":"form","message":"Pick","requestedSchema":{"type":"object","properties":{"zeta":{"type":"string","default":"z","_meta":{"x.example/hint":1}},"alpha":{"type":"string","oneOf":[{"const":"a","title":"A","description":"the first"}],"default":"a"},"mid":{"type":"integer","default":3}}}}}"#;
+    server_write
+        .write_all(format!("{create}\n").as_bytes())
+        .await
+        .unwrap();
+    let response = loop {
+        let line = bounded("the response", lines.next_line())
+            .await
+            .unwrap()
+            .unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 7 {
+            break (line, message);
+        }
+    };
+    assert_eq!(
+        response.1["result"],
+        json!({ "action": "accept", "content": { "zeta": "z", "alpha": "a", "mid": 3 } })
+    );
+    // D13 on the client's bytes too.
+    let at = |k: &str| response.0.find(&format!("\"{k}\"")).unwrap();
+    assert!(
+        at("zeta") < at("alpha") && at("alpha") < at("mid"),
+        "{}",
+        response.0
+    );
+    let seen = asker.0.lock().unwrap().clone();
+    let names: Vec<&str> = seen.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(names, ["zeta", "alpha", "mid"]);
+    assert_eq!(seen[0].2, Some(json!({ "x.example/hint": 1 })));
+    assert_eq!(seen[1].1, vec![Some("the first".to_owned())]);
+}
