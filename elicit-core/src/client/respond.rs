@@ -201,11 +201,9 @@ impl Responder {
         asker: &mut dyn Asker,
         params: &Value,
     ) -> Result<ElicitationResponse, JsonRpcError> {
-        let incoming = match check_request_with(&asker.modes(), params, &self.parse) {
-            Ok(incoming) => incoming,
-            Err(error) => return Err(self.refuse(asker, error)),
-        };
-        self.answer(asker, &incoming).await
+        // One checking path: a deadline that never comes.
+        self.respond_until(asker, params, std::future::pending())
+            .await
     }
 
     /// [`respond`](Self::respond), answered `cancel` when `deadline` completes first
