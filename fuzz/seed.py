@@ -127,4 +127,37 @@ for body in ["f.s=ab&f.n=3&f.b=false&f.b=true&f.c=a&f.m=x&elicit-action=accept",
              "f.n=x&f.f=&elicit-action=decline", "elicit-action=cancel", "f.s=a+b&f.c=B"]:
     add("html_form", [html_schema, body])
 
+# Whole requests through the client engine: forms of every kind and URL requests, each
+# answered by a few scripts (field answers, review choices, consent, the headless policy).
+kitchen = dict(html_schema, properties=dict(html_schema["properties"],
+    e={"type": "string", "format": "email"}, d={"type": "string", "format": "date", "default": "2024-02-29"},
+    t={"type": "array", "items": {"anyOf": [{"const": "p", "title": "P"}, {"const": "q", "title": "Q"}]},
+       "minItems": 1, "default": ["p"]},
+    l={"type": "string", "enum": ["a", "b"], "enumNames": ["A", "B"]}))
+scripts = [
+    [["defaults"]],
+    [["keep"], ["text", "3"], ["keep"], ["value", True], ["text", "A&B"], ["keep"], ["send"]],
+    [["text", "too long"], ["text", "ok"], ["back"], ["keep"], ["clear"], ["send"], ["edit", "n"], ["text", "0"], ["text", "9"], ["send"]],
+    [["decline"]], [["cancel"]], [["keep"], ["review-decline"]], [["keep"], ["review-cancel"]],
+    [["open"]], [["consent-decline"]], [["consent-cancel"]], [],
+]
+requests = [
+    {"mode": "form", "sessionId": "s", "message": "m", "requestedSchema": kitchen},
+    {"mode": "form", "requestId": 3, "message": "m", "requestedSchema": {"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 1, "maximum": 5, "default": 2}}, "required": ["n"]}},
+    {"mode": "form", "sessionId": "s", "message": "m", "requestedSchema": {"type": "object", "properties": {
+        "x": {"type": "object"}}}},
+    {"mode": "url", "sessionId": "s", "toolCallId": "t", "message": "m", "elicitationId": "e1",
+     "url": "https://xn--80ak6aa92e.com/login"},
+    {"mode": "url", "requestId": "r", "message": "m", "elicitationId": "e2", "url": "https://example.com/"},
+    {"mode": "_custom", "sessionId": "s", "message": "m"},
+    {"message": "mcp, no mode", "requestedSchema": {"type": "object", "properties": {"b": {"type": "boolean", "default": False}}}},
+]
+completions = [[{"elicitationId": "e1"}, {"elicitationId": "e1"}, {"elicitationId": "nope"}, {}],
+               [{"elicitationId": "e2"}]]
+for request in requests:
+    for script in scripts:
+        for dialect in ["acp", "mcp"]:
+            add("client_respond", [dialect, request, script, completions[len(script) % 2]])
+
 print("seeded:", ", ".join(f"{t} {n}" for t, n in sorted(counts.items())))

@@ -12,14 +12,17 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 const ELEMENTS: &[&str] = &[
-    "form", "div", "p", "strong", "bdi", "label", "input", "span", "fieldset", "legend",
-    "button", "code", "style",
+    "form", "div", "p", "strong", "bdi", "label", "input", "span", "fieldset", "legend", "button",
+    "code", "style",
 ];
 
 fn assert_only_our_markup(page: &str) {
     for (at, _) in page.match_indices('<') {
         let rest = page[at + 1..].trim_start_matches('/');
-        let name: String = rest.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
         assert!(
             ELEMENTS.contains(&name.as_str()) && rest[name.len()..].starts_with([' ', '>']),
             "markup not written by the renderer at {at}: {page}"
@@ -50,7 +53,10 @@ fuzz_target!(|data: &[u8]| {
         .render();
     assert_only_our_markup(&masked);
     if let Ok(content) = parse_submission(&schema, body.as_bytes()) {
-        assert!(schema.validate(&content).is_ok(), "returned content validates (F3)");
+        assert!(
+            schema.validate(&content).is_ok(),
+            "returned content validates (F3)"
+        );
     }
     let submission = Submission::parse(&schema, body.as_bytes());
     let _ = submission.response();
