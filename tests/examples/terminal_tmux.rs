@@ -73,7 +73,7 @@ impl Tmux {
     fn start(name: &str, args: &[&str]) -> Tmux {
         static RUNS: AtomicUsize = AtomicUsize::new(0);
         let run = RUNS.fetch_add(1, Ordering::SeqCst);
-        let socket = format!("elicit-test-{}-{run}", std::process::id());
+        let socket = format!("elicit-term-test-{}-{run}", std::process::id());
         let answer_file =
             PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("terminal_tmux_{name}.json"));
         let _ = std::fs::remove_file(&answer_file);
@@ -213,7 +213,13 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
+        // tmux 3.3 leaves the socket file of a killed server: remove it too.
+        let socket = self.run(&["display-message", "-p", "#{socket_path}"]);
         let _ = self.run(&["kill-server"]);
+        let socket = String::from_utf8_lossy(&socket.stdout).trim().to_owned();
+        if socket.contains(&self.socket) {
+            let _ = std::fs::remove_file(socket);
+        }
     }
 }
 
