@@ -1,50 +1,59 @@
-//! A client's side of an elicitation, in the terminal: renders any `elicitation/create`
-//! the way a person can answer it, and prints the response a client would send back.
+//! A client's side of an elicitation, in the terminal: any `elicitation/create` put to a
+//! person by elicit's client engine ([`Responder`]) and its terminal asker
+//! ([`TerminalAsker`], on the `inquire` prompt crate), and the response a client would
+//! send back.
 //!
 //! ```text
-//! cargo run --example terminal_client                         # a built-in form
-//! cargo run --example terminal_client -- --demo url           # a built-in URL request
-//! cargo run --example terminal_client -- request.json         # any `elicitation/create` params
-//! cargo run --example terminal_client -- --agent my-agent request.json
+//! cargo run --example terminal_client --features inquire                    # the kitchen-sink form
+//! cargo run --example terminal_client --features inquire -- --demo url      # a look-alike URL
+//! cargo run --example terminal_client --features inquire -- request.json    # any `elicitation/create` params
+//! cargo run --example terminal_client --features inquire -- --agent my-agent request.json
 //! ```
 //!
 //! The dialog goes to stderr; stdout gets exactly one line, the JSON this client would
 //! send back: the `ElicitationResponse` (`{"action": …}`), or the JSON-RPC error object
 //! (`{"code": -32602, …}`) when the request cannot be honoured (C8, E6).
 //!
-//! **Scripts.** When stdin is not a terminal the answers are read from it line by line,
-//! exactly as if typed, and echoed after their prompt so the transcript reads like a
-//! session; lines starting with `#` are comments. The end of the input dismisses the
-//! request (`cancel`). CI runs the committed scripts:
+//! **At a terminal** (stdin and stderr both terminals) every question is an inquire
+//! prompt: who asks and why first (K1, K4); text, integers and numbers typed, each
+//! checked as it is typed by the form engine itself, so a wrong value is refused at
+//! Enter with the engine's reason (F3); booleans and selects as lists, multi selects as
+//! checklists (Space toggles) whose item counts are checked the same way; the current
+//! answer, a declared default at first, kept on Enter (F4); a review before sending
+//! (K2). Esc or Ctrl-C cancels the request; `:decline` in a text prompt, or the last
+//! entry of a list, declines it (K1, R1). A URL request shows the full address, the
+//! registrable domain emphasised and every warning above the question; only an
+//! explicit `y` consents, and this client never opens the page itself (S2–S4, K3).
+//!
+//! **Scripts.** inquire needs a terminal. When stdin or stderr is not one (a pipe, a
+//! file, CI), the same engine asks through a small line-reading asker instead: one
+//! answer per line, read exactly as if typed and echoed after its prompt so the
+//! transcript reads like a session; `#` lines are comments; the end of the input
+//! dismisses the request (`cancel`). The engine's rules (order, defaults, checks,
+//! review, URL review) are the same; only the drawing differs. At a field: Enter keeps
+//! the value in `[brackets]`, `:clear` empties an optional answer, `:back` returns to
+//! the previous field, `:decline` and `:cancel` leave; options are chosen by number or
+//! by value, several separated by commas. At the review: `send`, `edit FIELD`,
+//! `decline`, `cancel`. At a URL: `yes`, `no`, `cancel`. CI runs the committed
+//! scripts:
 //!
 //! ```text
-//! cargo run --example terminal_client < examples/terminal_client.script
-//! cargo run --example terminal_client -- --demo url < examples/terminal_client_url.script
+//! cargo run --example terminal_client --features inquire < examples/terminal_client.script
+//! cargo run --example terminal_client --features inquire -- --demo url < examples/terminal_client_url.script
 //! ```
 //!
-//! **Forms** are driven by elicit's form engine: fields in the order the agent sent them
-//! (D13), declared defaults pre-filled and shown in `[brackets]` (F4), each answer
-//! checked as it is given and asked again with the reason when it is refused (F3), every
-//! answer reviewed before sending (K2), and `decline` and `cancel` always available
-//! (K1). At any field prompt: Enter keeps the value shown, `:clear` empties an optional
-//! answer, `:decline` refuses the form, `:cancel` dismisses it. Options are chosen by
-//! number or by name; several options are separated by commas.
-//!
-//! **URL requests** are reviewed with `elicit::UrlReview` before anything else: the full
-//! URL (S2), the site with its registrable domain highlighted (S4, K3), and every
-//! warning (S4). Only an explicit `yes` is consent; this client never opens or fetches
-//! the URL itself (S2, S3).
+//! `tests/examples/terminal_tmux.rs` drives the prompts in a real terminal (tmux);
+//! `tests/examples/terminal_client.rs` drives the scripts.
 
-use std::fmt::{self, Display, Write as _};
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use elicit::client::{check_request, AgentIdentity, FormEngine};
-use elicit::client::{FieldError, FieldErrorKind, FieldKind, FormField, Incoming};
-use elicit::protocol::{InvalidParamsReason, JsonRpcError};
-use elicit::schema::PropertyKind;
-use elicit::{CreateElicitation, ElicitationCapabilities, ElicitationResponse, Mode, UrlReview};
+use elicit::client::terminal::{field_hint, plain, TerminalAsker};
+use elicit::client::{
+    AgentIdentity, AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer, FieldKind, FieldPrompt,
+    FormField, Notice, Responder, ReviewChoice, ReviewPrompt,
+};
 use serde_json::{json, Value};
 
 const USAGE: &str = "usage: terminal_client [--agent NAME] [--demo form|url | PARAMS.json]";
@@ -68,585 +77,293 @@ fn run() -> Result<(), String> {
         Request::File(path) => read_params(path)?,
     };
 
-    let stdin = io::stdin();
-    let scripted = !stdin.is_terminal();
-    // Colour only for a person at a terminal, and never against their wish.
-    let styled = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let mut terminal = Terminal {
-        input: stdin.lock(),
-        scripted,
-        styled,
+    // A real client knows the agent from `initialize` (`agentInfo`), never from the
+    // request itself (K1). Standing alone, this one is told.
+    let responder = Responder::new(AgentIdentity::new(args.agent));
+    let mut asker: Box<dyn Asker> = if io::stdin().is_terminal() && io::stderr().is_terminal() {
+        Box::new(TerminalAsker::new())
+    } else {
+        Box::new(LineAsker::new(io::BufReader::new(io::stdin())))
     };
-
-    let reply = answer(&mut terminal, &params, AgentIdentity::new(args.agent))
-        .map_err(|error| format!("the terminal failed: {error}"))?;
-    let json = match reply {
-        Reply::Response(response) => response.to_json(),
-        Reply::Refused(error) => error.to_json(),
+    // The engine is async (an SDK integration runs it on the connection's runtime);
+    // here one request is answered on a runtime of this thread.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|error| format!("cannot start the runtime: {error}"))?;
+    let json = match runtime.block_on(responder.respond(&mut *asker, &params)) {
+        Ok(response) => response.to_json(),
+        Err(error) => error.to_json(),
     };
     writeln!(io::stdout(), "{json}").map_err(|error| format!("cannot write the answer: {error}"))
 }
 
-/// What this client sends back for the request.
-enum Reply {
-    /// The result of `elicitation/create`.
-    Response(ElicitationResponse),
-    /// The JSON-RPC error it answers with instead.
-    Refused(JsonRpcError),
-}
-
-/// Decides what the request is, shows it, and gets the user's answer.
-fn answer<R: BufRead>(
-    terminal: &mut Terminal<R>,
-    params: &Value,
-    agent: AgentIdentity,
-) -> io::Result<Reply> {
-    // This client can show forms and review URLs, so it declares both (C1).
-    let capabilities = ElicitationCapabilities::with_modes([Mode::Form, Mode::Url]);
-    // C8, D1, E2–E6, F1, F2, U1: a request that cannot be honoured is answered with a
-    // `-32602` before anything is shown.
-    match check_request(&capabilities, params) {
-        Ok(Incoming::Form(request)) => run_form(terminal, &request, agent),
-        Ok(Incoming::Url(request)) => run_url(terminal, &request, &agent),
-        Ok(incoming @ Incoming::Unknown(_)) => {
-            // E6: a mode this client does not know is never rendered as a known one.
-            terminal.say(format_args!(
-                "{} sent a request in the `{}` mode, which this client cannot show.",
-                plain(&agent),
-                plain(incoming.request().mode_name())
-            ))?;
-            let error = incoming
-                .unsupported_error()
-                .unwrap_or_else(|| JsonRpcError::unsupported_mode(incoming.request().mode_name()));
-            Ok(Reply::Refused(error))
-        }
-        Err(error) => {
-            terminal.say(format_args!(
-                "{} sent a request this client cannot honour: {}",
-                plain(&agent),
-                plain(error.message())
-            ))?;
-            Ok(Reply::Refused(error))
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------
-// Form mode
+// The line-reading asker, for scripts
 
-/// How the user left a form before sending it.
-enum Leave {
-    Decline,
-    Cancel,
+/// One answer per line from `input`, questions on stderr. Reading blocks this thread,
+/// which is all this one-request program runs; a client with a deadline would read on
+/// a thread of its own, as `examples/mcp_client.rs` does.
+struct LineAsker<R> {
+    input: R,
+    /// The request whose intro was shown, so that it is shown once.
+    introduced: Option<String>,
 }
 
-fn run_form<R: BufRead>(
-    terminal: &mut Terminal<R>,
-    request: &CreateElicitation,
-    agent: AgentIdentity,
-) -> io::Result<Reply> {
-    let mut form = match FormEngine::from_request(request, agent) {
-        Ok(form) => form,
-        Err(error) => {
-            // E6: a property of an unknown type cannot be rendered, and leaving it out
-            // would send an answer the agent did not ask for.
-            terminal.say(format_args!("This form cannot be shown: {}", plain(&error)))?;
-            return Ok(Reply::Refused(error.to_jsonrpc_error()));
-        }
-    };
-
-    // K1, K4: who asks, and their message, before any question.
-    terminal.say(format_args!(
-        "{} asks: {}",
-        terminal.strong(plain(form.agent())),
-        plain(form.message())
-    ))?;
-    if let Some(title) = form.title() {
-        terminal.say(format_args!("Form: {}", plain(title)))?;
-    }
-    if let Some(description) = form.description() {
-        terminal.say(format_args!("      {}", plain(description)))?;
-    }
-    terminal.say(
-        "Enter keeps the value in [brackets]; :clear empties an optional answer; \
-         :decline refuses the form; :cancel dismisses it.",
-    )?;
-    // D7, D8: say which of the agent's rules this client cannot check.
-    for unenforced in form.unenforced() {
-        terminal.say(format_args!(
-            "Note: `{}` is not checked here: {}",
-            plain(&unenforced.property),
-            plain(&unenforced.reason)
-        ))?;
-    }
-
-    let names: Vec<String> = form.fields().map(|f| f.name().to_owned()).collect();
-    for name in &names {
-        if let Some(leave) = ask_field(terminal, &mut form, name)? {
-            return Ok(leave_form(&form, leave));
+impl<R: BufRead + Send> LineAsker<R> {
+    fn new(input: R) -> Self {
+        LineAsker {
+            input,
+            introduced: None,
         }
     }
 
-    // K2: every answer reviewed before anything is sent.
-    loop {
-        show_review(terminal, &form)?;
-        let Some(line) = terminal.ask("Send it? [y]es, [e]dit FIELD, [d]ecline, [c]ancel > ")?
-        else {
-            return Ok(leave_form(&form, Leave::Cancel));
-        };
-        let line = line.trim();
-        let (command, argument) = line.split_once(' ').unwrap_or((line, ""));
-        match command.to_lowercase().as_str() {
-            "y" | "yes" | "send" => match form.submit() {
-                Ok(response) => return Ok(Reply::Response(response)),
-                // F3: the whole form is checked again; nothing is sent while it fails.
-                Err(problems) => {
-                    terminal.warn("cannot send yet:")?;
-                    show_lines(terminal, &problems)?;
+    fn say(&self, text: impl std::fmt::Display) {
+        // The dialog is best effort: a closed stderr must not lose the answer.
+        let _ = writeln!(io::stderr().lock(), "{text}");
+    }
+
+    /// K1, K4: who asks and why, once, before any question; `true` the first time.
+    fn introduce(&mut self, intro: &impl std::fmt::Display) -> bool {
+        let intro = plain(intro).to_string();
+        if self.introduced.as_deref() == Some(intro.as_str()) {
+            return false;
+        }
+        self.say(format_args!("\n{intro}"));
+        self.introduced = Some(intro);
+        true
+    }
+
+    /// Shows `prompt` and reads one answer without its line ending, echoed; `None` at
+    /// the end of the input.
+    fn ask(&mut self, prompt: &str) -> Option<String> {
+        let mut stderr = io::stderr().lock();
+        let _ = write!(stderr, "{prompt}");
+        let _ = stderr.flush();
+        loop {
+            let mut line = String::new();
+            match self.input.read_line(&mut line) {
+                Ok(0) | Err(_) => {
+                    let _ = writeln!(stderr, "(end of script)");
+                    return None;
                 }
-            },
-            "e" | "edit" => {
-                let argument = argument.trim();
-                let targets = if argument.is_empty() {
-                    names.clone()
-                } else if let Some(name) = find_field(&form, argument) {
-                    vec![name]
-                } else {
-                    terminal.warn(format_args!("the form has no field {argument:?}"))?;
-                    continue;
-                };
-                for name in &targets {
-                    if let Some(leave) = ask_field(terminal, &mut form, name)? {
-                        return Ok(leave_form(&form, leave));
-                    }
-                }
+                Ok(_) => {}
             }
-            "d" | "decline" | ":decline" => return Ok(leave_form(&form, Leave::Decline)),
-            "c" | "cancel" | ":cancel" => return Ok(leave_form(&form, Leave::Cancel)),
-            _ => terminal
-                .warn("answer yes, edit (with a field's number or name), decline or cancel")?,
+            let answer = line.trim_end_matches(['\n', '\r']);
+            if answer.trim_start().starts_with('#') {
+                continue;
+            }
+            // A person's typing is echoed by the terminal; a script's is not.
+            let _ = writeln!(stderr, "{}", plain(answer));
+            return Some(answer.to_owned());
         }
     }
 }
 
-/// K2: every answer as it will be sent, and what still stops the form from being sent.
-fn show_review<R: BufRead>(terminal: &Terminal<R>, form: &FormEngine) -> io::Result<()> {
-    let review = form.review();
-    terminal.say("\nReview:")?;
-    for entry in review.entries() {
-        let marker = if entry.required { " *" } else { "" };
-        match &entry.shown {
-            Some(shown) => terminal.say(format_args!(
+impl<R: BufRead + Send> Asker for LineAsker<R> {
+    fn ask_field<'a>(&'a mut self, prompt: FieldPrompt<'a>) -> AskFuture<'a, FieldAnswer> {
+        if self.introduce(&prompt.intro) {
+            // K1: decline and cancel are always within reach.
+            self.say(
+                "Enter keeps the value in [brackets]; :clear empties an optional answer; \
+                 :back returns to the previous field; :decline refuses the request; \
+                 :cancel dismisses it.",
+            );
+        }
+        let field = prompt.field;
+        if prompt.problem.is_none() {
+            show_field(self, &field, prompt.position, prompt.count);
+        }
+        if let Some(problem) = prompt.problem {
+            // F3: why the last answer was refused, then the field again.
+            self.say(format_args!("  ! {}", plain(problem)));
+        }
+        let shown = match field.display_value() {
+            Some(shown) => format!("  [{}] > ", plain(shown)),
+            None => "  > ".to_owned(),
+        };
+        let answer = match self.ask(&shown) {
+            None => FieldAnswer::Cancel,
+            Some(line) => match line.trim() {
+                "" => FieldAnswer::Keep,
+                ":clear" => FieldAnswer::Clear,
+                ":back" => FieldAnswer::Back,
+                ":decline" => FieldAnswer::Decline,
+                ":cancel" => FieldAnswer::Cancel,
+                // Free text is taken as typed, surrounding spaces included.
+                _ => FieldAnswer::Text(by_number(&field, &line).unwrap_or(line)),
+            },
+        };
+        Box::pin(std::future::ready(answer))
+    }
+
+    fn review<'a>(&'a mut self, prompt: ReviewPrompt<'a>) -> AskFuture<'a, ReviewChoice> {
+        // K2: every answer as it will be sent, and what stops it from being sent.
+        let review = prompt.review;
+        self.say("\nReview:");
+        for entry in review.entries() {
+            let marker = if entry.required { " *" } else { "" };
+            let shown = entry.shown.as_deref().unwrap_or("(no answer)");
+            self.say(format_args!(
                 "  {}{marker}: {}",
                 plain(&entry.label),
                 plain(shown)
-            ))?,
-            None => terminal.say(format_args!(
-                "  {}{marker}: (no answer)",
-                plain(&entry.label)
-            ))?,
+            ));
         }
-    }
-    match review.problems() {
-        None => terminal.say("Ready to send."),
-        Some(problems) => {
-            terminal.say("Not ready:")?;
-            show_lines(terminal, problems)
+        match review.problems() {
+            None => self.say("Ready to send."),
+            Some(problems) => {
+                self.say("Not ready:");
+                for line in problems.to_string().lines() {
+                    self.say(format_args!("  ! {}", plain(line.trim_start())));
+                }
+            }
         }
+        let choice = loop {
+            let Some(line) = self.ask("Send it? send, edit FIELD, decline or cancel > ") else {
+                break ReviewChoice::Cancel;
+            };
+            let line = line.trim();
+            let (command, argument) = line.split_once(' ').unwrap_or((line, ""));
+            match command {
+                "send" | "yes" | "y" => break ReviewChoice::Send,
+                "edit" | "e" => match find_field(review, argument.trim()) {
+                    Some(name) => break ReviewChoice::Edit(name),
+                    None => self.say(format_args!(
+                        "  ! the form has no field {:?}",
+                        plain(argument.trim())
+                    )),
+                },
+                "decline" | ":decline" => break ReviewChoice::Decline,
+                "cancel" | ":cancel" => break ReviewChoice::Cancel,
+                _ => self.say("  ! answer send, edit FIELD, decline or cancel"),
+            }
+        };
+        Box::pin(std::future::ready(choice))
     }
-}
 
-/// A multi-line message of the library, each line shown as plain text.
-fn show_lines<R: BufRead>(terminal: &Terminal<R>, text: impl Display) -> io::Result<()> {
-    for line in text.to_string().lines() {
-        terminal.warn(plain(line.trim_start()))?;
-    }
-    Ok(())
-}
-
-fn leave_form(form: &FormEngine, leave: Leave) -> Reply {
-    Reply::Response(match leave {
-        Leave::Decline => form.decline(),
-        Leave::Cancel => form.cancel(),
-    })
-}
-
-/// A field by its number in the form (from 1), its name, or its label.
-fn find_field(form: &FormEngine, which: &str) -> Option<String> {
-    if let Ok(number) = which.parse::<usize>() {
-        return form
-            .fields()
-            .nth(number.checked_sub(1)?)
-            .map(|f| f.name().to_owned());
-    }
-    form.fields()
-        .find(|f| f.name() == which || f.label().eq_ignore_ascii_case(which))
-        .map(|f| f.name().to_owned())
-}
-
-/// Asks one field until it has an acceptable answer, or the user leaves the form.
-fn ask_field<R: BufRead>(
-    terminal: &mut Terminal<R>,
-    form: &mut FormEngine,
-    name: &str,
-) -> io::Result<Option<Leave>> {
-    let Some(field) = form.field(name) else {
-        return Ok(None);
-    };
-    let required = field.is_required();
-    terminal.say("")?;
-    let marker = if required { " *" } else { "" };
-    let label = terminal.strong(plain(field.label()));
-    match field.description() {
-        Some(description) => {
-            terminal.say(format_args!("{label}{marker} — {}", plain(description)))?
+    fn consent<'a>(&'a mut self, prompt: ConsentPrompt<'a>) -> AskFuture<'a, Consent> {
+        self.introduce(&prompt.intro);
+        let review = prompt.review;
+        // S2: the full URL; S4, K3: the registrable domain in brackets; S4: every
+        // warning, all before the question.
+        self.say(format_args!(
+            "The agent asks you to open a web page.\n  Address: {}",
+            plain(review.full_url())
+        ));
+        let host = review.host_unicode();
+        let site = match review
+            .registrable_domain()
+            .and_then(|domain| Some((host.strip_suffix(domain)?, domain)))
+        {
+            Some((subdomains, domain)) => format!("{}[{}]", plain(subdomains), plain(domain)),
+            None => plain(host).to_string(),
+        };
+        if host == review.host_ascii() {
+            self.say(format_args!("  Site:    {site}"));
+        } else {
+            self.say(format_args!(
+                "  Site:    {site} (written {})",
+                plain(review.host_ascii())
+            ));
         }
-        None => terminal.say(format_args!("{label}{marker}"))?,
+        if review.warnings().is_empty() {
+            self.say("  No warnings.");
+        } else {
+            self.say("  Warnings:");
+            for warning in review.warnings() {
+                self.say(format_args!("  ! {}", plain(warning)));
+            }
+        }
+        self.say(
+            "This client does not open the page itself: if you agree, open the address above \
+             in your own browser. Nothing you do there comes back through this client.",
+        );
+        let consent = loop {
+            let Some(line) = self.ask("Open this page? yes, no or cancel > ") else {
+                break Consent::Cancel;
+            };
+            match line.trim() {
+                // S2: consent is a deliberate yes; Enter alone is not.
+                "yes" | "y" => {
+                    self.say(format_args!(
+                        "Consented. Open {} in your browser.",
+                        plain(review.full_url())
+                    ));
+                    break Consent::Open;
+                }
+                "no" | "n" | "decline" | ":decline" => break Consent::Decline,
+                "cancel" | ":cancel" => break Consent::Cancel,
+                _ => self.say("  ! answer yes to open the page, no to refuse, or cancel"),
+            }
+        };
+        Box::pin(std::future::ready(consent))
     }
-    terminal.say(format_args!("  {}", plain(hint(&field))))?;
+
+    fn notice(&mut self, notice: &Notice) {
+        self.say(format_args!("{}", plain(notice)));
+    }
+}
+
+/// The field's question: position, label, description, what it takes, its options.
+fn show_field<R>(asker: &LineAsker<R>, field: &FormField<'_>, position: usize, count: usize)
+where
+    R: BufRead + Send,
+{
+    let marker = if field.is_required() { " *" } else { "" };
+    let mut line = format!(
+        "\n[{}/{count}] {}{marker}",
+        position + 1,
+        plain(field.label())
+    );
+    if let Some(description) = field.description() {
+        line += &format!(" — {}", plain(description));
+    }
+    asker.say(line);
+    asker.say(format_args!("  {}", plain(field_hint(field))));
     for (number, choice) in field.options().iter().enumerate() {
         match choice.description {
-            Some(description) => terminal.say(format_args!(
+            Some(description) => asker.say(format_args!(
                 "    {}. {} — {}",
                 number + 1,
                 plain(choice.label),
                 plain(description)
-            ))?,
-            None => terminal.say(format_args!("    {}. {}", number + 1, plain(choice.label)))?,
-        }
-    }
-
-    loop {
-        // F4: the current answer, a declared default at first, is shown and kept on Enter.
-        let prompt = match form.field(name).and_then(|f| f.display_value()) {
-            Some(shown) => format!("  [{}] > ", plain(shown)),
-            None => "  > ".to_owned(),
-        };
-        let Some(line) = terminal.ask(&prompt)? else {
-            return Ok(Some(Leave::Cancel));
-        };
-        match line.trim() {
-            ":decline" => return Ok(Some(Leave::Decline)),
-            ":cancel" => return Ok(Some(Leave::Cancel)),
-            ":clear" if required => terminal.warn("an answer is required")?,
-            ":clear" => {
-                form.clear(name).map_err(io::Error::other)?;
-                return Ok(None);
-            }
-            "" if required && form.value(name).is_none() => {
-                terminal.warn("an answer is required")?
-            }
-            "" => return Ok(None),
-            // Free text is taken as typed, surrounding spaces included.
-            _ => match set_answer(form, name, &line) {
-                Ok(()) => return Ok(None),
-                // F3: refused now, with the reason, and asked again.
-                Err(error) => terminal.warn(plain(error))?,
-            },
+            )),
+            None => asker.say(format_args!("    {}. {}", number + 1, plain(choice.label))),
         }
     }
 }
 
-/// Sets an answer as typed; for a select, an option's number is accepted too when the
-/// text names no option.
-fn set_answer(form: &mut FormEngine, name: &str, text: &str) -> Result<(), FieldError> {
-    match form.set_text(name, text) {
-        Err(error) if matches!(error.kind, FieldErrorKind::NoSuchOption { .. }) => {
-            match form
-                .field(name)
-                .and_then(|field| options_by_number(&field, text))
-            {
-                Some(value) => form.set(name, value),
-                None => Err(error),
-            }
-        }
-        result => result,
+/// For a select, the values of the options numbered in `line` (from 1, separated by
+/// commas for a multi select), as the engine reads them; `None` unless every piece is
+/// such a number, so a value typed by name goes to the engine as typed.
+fn by_number(field: &FormField<'_>, line: &str) -> Option<String> {
+    if !matches!(
+        field.kind(),
+        FieldKind::SingleSelect | FieldKind::MultiSelect
+    ) {
+        return None;
     }
-}
-
-/// The values of the options numbered in `text` (from 1, comma-separated for a
-/// multi-select), or `None` unless every piece is such a number.
-fn options_by_number(field: &FormField<'_>, text: &str) -> Option<Value> {
     let options = field.options();
-    let pick = |piece: &str| {
-        let number = piece.trim().parse::<usize>().ok()?;
-        options
-            .get(number.checked_sub(1)?)
-            .map(|choice| choice.value)
-    };
-    match field.kind() {
-        FieldKind::SingleSelect => pick(text).map(Value::from),
-        FieldKind::MultiSelect => {
-            let mut chosen: Vec<&str> = Vec::new();
-            for piece in text.split(',') {
-                let value = pick(piece)?;
-                if !chosen.contains(&value) {
-                    chosen.push(value);
-                }
-            }
-            Some(Value::from(chosen))
-        }
-        _ => None,
-    }
+    let values: Option<Vec<&str>> = line
+        .split(',')
+        .map(|piece| {
+            let number = piece.trim().parse::<usize>().ok()?;
+            Some(options.get(number.checked_sub(1)?)?.value)
+        })
+        .collect();
+    Some(values?.join(","))
 }
 
-/// What a field expects, in words: its kind and constraints.
-fn hint(field: &FormField<'_>) -> String {
-    match field.property().schema().kind() {
-        PropertyKind::String(text) => {
-            let mut hint = match field.format() {
-                Some("email") => "an email address".to_owned(),
-                Some("uri") => "an absolute URI, such as https://example.com/".to_owned(),
-                Some("date") => "a date, YYYY-MM-DD".to_owned(),
-                Some("date-time") => "a date and time, such as 2025-01-31T09:30:00Z".to_owned(),
-                Some(other) => format!("text ({other})"),
-                None => "text".to_owned(),
-            };
-            hint += &range(",", text.min_length, text.max_length, " characters");
-            if let Some(pattern) = &text.pattern {
-                hint += &format!(" matching /{}/", pattern.source());
-            }
-            hint
-        }
-        PropertyKind::Integer(number) => {
-            format!(
-                "a whole number{}",
-                range("", number.minimum, number.maximum, "")
-            )
-        }
-        PropertyKind::Number(number) => {
-            format!("a number{}", range("", number.minimum, number.maximum, ""))
-        }
-        PropertyKind::Boolean(_) => "yes or no".to_owned(),
-        PropertyKind::SingleSelect(_) => "one option, by number or name".to_owned(),
-        PropertyKind::MultiSelect(select) => format!(
-            "options by number or name, separated by commas{}",
-            range(",", select.min_items, select.max_items, " of them")
-        ),
-        // The form engine refuses forms with unknown types (E6): never shown.
-        PropertyKind::Unknown(_) => String::new(),
+/// A field of the review by its number (from 1), its name or its label.
+fn find_field(review: &elicit::client::Review, which: &str) -> Option<String> {
+    let entries = review.entries();
+    if let Ok(number) = which.parse::<usize>() {
+        return entries.get(number.checked_sub(1)?).map(|e| e.name.clone());
     }
-}
-
-/// ` from 1 to 5`, ` at least 1`, ` at most 5` or nothing, between `lead` and `unit`.
-fn range<T: Display>(lead: &str, min: Option<T>, max: Option<T>, unit: &str) -> String {
-    match (min, max) {
-        (Some(min), Some(max)) => format!("{lead} from {min} to {max}{unit}"),
-        (Some(min), None) => format!("{lead} at least {min}{unit}"),
-        (None, Some(max)) => format!("{lead} at most {max}{unit}"),
-        (None, None) => String::new(),
-    }
-}
-
-// ---------------------------------------------------------------------------------
-// URL mode
-
-fn run_url<R: BufRead>(
-    terminal: &mut Terminal<R>,
-    request: &CreateElicitation,
-    agent: &AgentIdentity,
-) -> io::Result<Reply> {
-    let url = request.target_url().unwrap_or_default();
-    let review = match UrlReview::new(url) {
-        Ok(review) => review,
-        Err(error) => {
-            // Not an http(s) page (`javascript:`, `file:`…): never offered to the user.
-            terminal.say(format_args!(
-                "{} sent a link this client will not offer: {error}",
-                plain(agent)
-            ))?;
-            return Ok(Reply::Refused(JsonRpcError::invalid_params(
-                InvalidParamsReason::InvalidUrlParams,
-                format!("the URL cannot be offered to the user: {error}"),
-                Some("/url"),
-            )));
-        }
-    };
-
-    // K1, K4, S2: who asks and why, then the whole URL, before any question.
-    terminal.say(format_args!(
-        "{} asks you to open a web page: {}",
-        terminal.strong(plain(agent)),
-        plain(request.message())
-    ))?;
-    terminal.say(format_args!("  Address: {}", review.full_url()))?;
-    // S4, K3: the registrable domain is who runs the site; make it stand out.
-    let host = review.host_unicode();
-    let site = match review
-        .registrable_domain()
-        .and_then(|domain| Some((host.strip_suffix(domain)?, domain)))
-    {
-        Some((subdomains, domain)) => {
-            format!("{}{}", plain(subdomains), terminal.highlight(plain(domain)))
-        }
-        None => plain(host).to_string(),
-    };
-    if host == review.host_ascii() {
-        terminal.say(format_args!("  Site:    {site}"))?;
-    } else {
-        terminal.say(format_args!(
-            "  Site:    {site} (written {})",
-            review.host_ascii()
-        ))?;
-    }
-    if review.warnings().is_empty() {
-        terminal.say("  No warnings.")?;
-    } else {
-        terminal.say("  Warnings:")?;
-        for warning in review.warnings() {
-            terminal.warn(plain(warning))?;
-        }
-    }
-    terminal.say(
-        "This client does not open the page itself: if you agree, open the address above \
-         in your browser. Nothing you do there comes back through this client.",
-    )?;
-
-    loop {
-        let Some(line) = terminal.ask("Open this page? [y]es, [n]o, [c]ancel > ")? else {
-            return Ok(Reply::Response(ElicitationResponse::cancel()));
-        };
-        match line.trim().to_lowercase().as_str() {
-            // S2: consent is a deliberate yes; Enter alone is not.
-            "y" | "yes" => {
-                terminal.say(format_args!(
-                    "Consented. Open {} in your browser.",
-                    review.full_url()
-                ))?;
-                // R4: URL mode answers without content (U3: nothing from the page).
-                return Ok(Reply::Response(
-                    ElicitationResponse::accept_without_content(),
-                ));
-            }
-            "n" | "no" | "d" | "decline" | ":decline" => {
-                return Ok(Reply::Response(ElicitationResponse::decline()))
-            }
-            "c" | "cancel" | ":cancel" => {
-                return Ok(Reply::Response(ElicitationResponse::cancel()))
-            }
-            _ => terminal.warn("answer yes to open the page, no to refuse, or cancel")?,
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------
-// The terminal
-
-/// Where the dialog happens: questions and messages on stderr, answers from `input`.
-struct Terminal<R> {
-    input: R,
-    /// Answers come from a script, not a person: echo them, skip `#` comments.
-    scripted: bool,
-    /// ANSI styles are welcome.
-    styled: bool,
-}
-
-impl<R: BufRead> Terminal<R> {
-    fn say(&self, text: impl Display) -> io::Result<()> {
-        writeln!(io::stderr().lock(), "{text}")
-    }
-
-    fn warn(&self, text: impl Display) -> io::Result<()> {
-        if self.styled {
-            self.say(format_args!("  \x1b[33m! {text}\x1b[0m"))
-        } else {
-            self.say(format_args!("  ! {text}"))
-        }
-    }
-
-    fn strong<T: Display>(&self, text: T) -> Styled<T> {
-        Styled {
-            text,
-            style: self.styled.then_some("\x1b[1m"),
-            plain: ("", ""),
-        }
-    }
-
-    /// Bold and underlined at a terminal; between brackets in plain text, so the
-    /// highlight survives in a transcript.
-    fn highlight<T: Display>(&self, text: T) -> Styled<T> {
-        Styled {
-            text,
-            style: self.styled.then_some("\x1b[1;4m"),
-            plain: ("[", "]"),
-        }
-    }
-
-    /// Shows `prompt` and reads one answer, without its line ending; `None` at the end
-    /// of the input.
-    fn ask(&mut self, prompt: &str) -> io::Result<Option<String>> {
-        let mut stderr = io::stderr().lock();
-        write!(stderr, "{prompt}")?;
-        stderr.flush()?;
-        loop {
-            let mut line = String::new();
-            if self.input.read_line(&mut line)? == 0 {
-                writeln!(
-                    stderr,
-                    "{}",
-                    if self.scripted { "(end of script)" } else { "" }
-                )?;
-                return Ok(None);
-            }
-            let answer = line.trim_end_matches(['\n', '\r']);
-            if self.scripted {
-                if answer.trim_start().starts_with('#') {
-                    continue;
-                }
-                // A person's typing is echoed by the terminal; a script's is not.
-                writeln!(stderr, "{}", plain(answer))?;
-            }
-            return Ok(Some(answer.to_owned()));
-        }
-    }
-}
-
-/// Text from the agent (or about it), to show as plain text (S5): a control character
-/// (an escape sequence could move the cursor, hide a warning, fake a prompt), a line
-/// break (a fake line) or a bidirectional control (text shown in another order than
-/// it is read) is shown as `<U+001B>` instead of acting.
-struct Plain(String);
-
-fn plain(text: impl Display) -> Plain {
-    Plain(text.to_string())
-}
-
-impl Display for Plain {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for c in self.0.chars() {
-            if c.is_control() || is_bidi_control(c) {
-                write!(f, "<U+{:04X}>", u32::from(c))?;
-            } else {
-                f.write_char(c)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The bidirectional formatting characters of Unicode (UAX #9): marks, embeddings,
-/// overrides and isolates.
-fn is_bidi_control(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
-    )
-}
-
-/// Text with an ANSI style, or with plain markers around it.
-struct Styled<T> {
-    text: T,
-    style: Option<&'static str>,
-    plain: (&'static str, &'static str),
-}
-
-impl<T: Display> Display for Styled<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.style {
-            Some(style) => write!(f, "{style}{}\x1b[0m", self.text),
-            None => write!(f, "{}{}{}", self.plain.0, self.text, self.plain.1),
-        }
-    }
+    entries
+        .iter()
+        .find(|e| e.name == which || e.label.eq_ignore_ascii_case(which))
+        .map(|e| e.name.clone())
 }
 
 // ---------------------------------------------------------------------------------
@@ -669,8 +386,6 @@ enum Demo {
 
 impl Args {
     fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
-        // A real client knows the agent from `initialize` (`agentInfo`), never from the
-        // request itself (K1). Standing alone, this one is told.
         let mut agent = "elicit-acp-agent".to_owned();
         let mut request = None;
         while let Some(arg) = args.next() {
@@ -715,8 +430,10 @@ fn read_params(path: &Path) -> Result<Value, String> {
     })
 }
 
-/// A form with every kind of field: text with a length and a format, a titled select,
-/// a multi-select, a number, an integer and a yes/no.
+/// The kitchen sink: every kind of field the spec has (F2), with defaults (F4) and
+/// optional fields: text with a length, email, URI and date formats, an integer and a
+/// number with bounds, a boolean, an untitled and a titled single select, an untitled
+/// and a titled multi select with item counts.
 fn demo_form() -> Value {
     json!({
         "mode": "form",
@@ -728,46 +445,61 @@ fn demo_form() -> Value {
             "properties": {
                 "name": {
                     "type": "string", "title": "Release name",
-                    "minLength": 3, "maxLength": 40, "default": "spring-cleanup"
+                    "minLength": 3, "maxLength": 20, "default": "spring-cleanup"
                 },
+                "notify": { "type": "string", "title": "Notify", "format": "email" },
+                "notes": {
+                    "type": "string", "title": "Release notes", "format": "uri",
+                    "description": "A page about it"
+                },
+                "date": { "type": "string", "title": "Release date", "format": "date" },
+                "retries": {
+                    "type": "integer", "title": "Retries", "minimum": 0, "maximum": 5, "default": 1
+                },
+                "rollout": {
+                    "type": "number", "title": "Rollout share",
+                    "description": "Users who get it first",
+                    "minimum": 0, "maximum": 1, "default": 0.25
+                },
+                "announce": { "type": "boolean", "title": "Announce it", "default": true },
+                "region": { "type": "string", "enum": ["eu", "us", "apac"] },
                 "channel": {
                     "type": "string", "title": "Channel",
                     "oneOf": [
                         { "const": "stable", "title": "Stable" },
-                        { "const": "beta", "title": "Beta", "description": "Early adopters only" },
+                        { "const": "beta", "title": "Beta", "description": "early adopters" },
                         { "const": "nightly", "title": "Nightly" }
                     ],
                     "default": "stable"
                 },
                 "platforms": {
-                    "type": "array", "title": "Platforms",
+                    "type": "array",
                     "items": { "type": "string", "enum": ["linux", "macos", "windows"] },
-                    "minItems": 1, "default": ["linux"]
+                    "minItems": 1, "maxItems": 2, "default": ["linux"]
                 },
-                "rollout": {
-                    "type": "number", "title": "Rollout share",
-                    "description": "The fraction of users who get it first",
-                    "minimum": 0, "maximum": 1, "default": 0.25
-                },
-                "retries": {
-                    "type": "integer", "title": "Retries", "minimum": 0, "maximum": 5, "default": 1
-                },
-                "notify": { "type": "string", "title": "Notify", "format": "email" },
-                "announce": { "type": "boolean", "title": "Announce it", "default": true }
+                "reviewers": {
+                    "type": "array", "title": "Reviewers",
+                    "items": { "anyOf": [
+                        { "const": "ada", "title": "Ada Lovelace" },
+                        { "const": "alan", "title": "Alan Turing" },
+                        { "const": "grace", "title": "Grace Hopper" }
+                    ] },
+                    "minItems": 2
+                }
             },
-            "required": ["name", "channel", "platforms", "notify"]
+            "required": ["name", "notify", "date", "retries", "channel", "platforms", "reviewers"]
         }
     })
 }
 
-/// The URL-mode request `examples/acp_agent.rs` sends: a loopback page, which the
-/// review warns about.
+/// A URL-mode request whose host is a look-alike: `аррӏе.com` in Cyrillic letters,
+/// written `xn--80ak6aa92e.com`, which the review warns about (S4).
 fn demo_url() -> Value {
     json!({
         "mode": "url",
         "sessionId": "demo-session",
-        "message": "Review and approve the task plan in your browser.",
+        "message": "Sign in to connect your account.",
         "elicitationId": "demo-elicitation",
-        "url": "http://127.0.0.1:47615/consent"
+        "url": "https://login.xn--80ak6aa92e.com/connect"
     })
 }

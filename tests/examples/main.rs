@@ -9,4 +9,5 @@ mod acp_agent;
 mod mcp_client;
 mod mcp_server;
 mod terminal_client;
+mod terminal_tmux;
 mod url_secret_agent;

@@ -1,12 +1,15 @@
 //! Runs `examples/terminal_client.rs` with scripted answers on its stdin, as CI does,
 //! and checks the response it prints on stdout and the dialog it shows on stderr.
+//! stdin is a pipe here, so the example asks through its line-reading asker on the
+//! same engine (`elicit::client::Responder`) as at a terminal; the terminal asker
+//! itself is driven in a real terminal by `tests/examples/terminal_tmux.rs`.
 //!
 //! The example is built with cargo and found through cargo's JSON report, for the
 //! reasons given in `tests/examples/acp_agent.rs`: examples have no `CARGO_BIN_EXE_…`, and a file
 //! under `target/` may be stale. Each run is bounded by [`RUN_TIMEOUT`] and the child is
 //! killed if it is still running when its handle is dropped.
-// URL review needs the `url` feature (on by default), as does the example.
-#![cfg(feature = "url")]
+// The example needs `url` (URL review, on by default) and `inquire` (the terminal asker).
+#![cfg(all(feature = "url", feature = "inquire"))]
 
 use crate::common;
 
@@ -130,7 +133,7 @@ fn committed_script(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-// covers: F3, F4, K1, K2, K4, D13, R1, R3
+// covers: F2, F3, F4, K1, K2, K4, D13, R1, R3, V7
 #[test]
 fn committed_form_script_accepts_after_reasking_bad_values() {
     let run = run(&[], &committed_script("terminal_client.script"));
@@ -140,16 +143,19 @@ fn committed_form_script_accepts_after_reasking_bad_values() {
             "action": "accept",
             "content": {
                 "name": "spring-cleanup",
-                "channel": "beta",
-                "platforms": ["linux", "windows"],
-                "rollout": 0.5,
-                "retries": 2,
                 "notify": "ada@example.com",
-                "announce": false
+                "date": "2026-12-24",
+                "retries": 2,
+                "rollout": 0.25,
+                "announce": false,
+                "region": "us",
+                "channel": "beta",
+                "platforms": ["macos", "windows"],
+                "reviewers": ["ada", "grace"]
             }
         }),
     );
-    // The content keeps the form's order (D13).
+    // The content keeps the form's order (D13); the optional `notes` left out.
     let keys: Vec<&str> = run.answer["content"]
         .as_object()
         .map(|c| c.keys().map(String::as_str).collect())
@@ -158,32 +164,48 @@ fn committed_form_script_accepts_after_reasking_bad_values() {
         keys,
         [
             "name",
+            "notify",
+            "date",
+            "retries",
+            "rollout",
+            "announce",
+            "region",
             "channel",
             "platforms",
-            "rollout",
-            "retries",
-            "notify",
-            "announce"
+            "reviewers"
         ]
     );
     assert_shown(
         &run,
         &[
-            // K1, K4: who asks and why.
-            "elicit-acp-agent asks: Before I cut the release, a few details.",
+            // K1, K4: who asks and why, and how to leave.
+            "elicit-acp-agent asks: Before I cut the release, a few details. (session demo-session)",
+            ":decline refuses the request; :cancel dismisses it.",
             // F4: defaults shown.
-            "[spring-cleanup] > ",
+            "[spring-cleanup] > \n",
+            "[0.25] > \n",
             "[Stable] > 2",
-            // F3: refused values, with the reason, then asked again.
-            "Rollout share (`rollout`): must be at most 1",
-            "\"three\" is not a whole number",
-            "Notify (`notify`): is not a valid email address",
+            // F3: refused values, with the engine's reason, then asked again.
+            "! Notify (`notify`): is not a valid email address",
+            "! Retries (`retries`): must be at most 5",
+            "! `platforms`: has 3 items; choose at most 2",
+            "! Reviewers (`reviewers`): has 1 item; choose at least 2",
             // K2: the review, and the edit it allows.
             "Review:",
-            "Retries: 3",
-            "Retries: 2",
+            "  Release notes: (no answer)",
+            "  Retries *: 3",
+            "  Retries *: 2",
+            "  Reviewers *: Ada Lovelace, Grace Hopper",
             "Ready to send.",
         ],
+    );
+    // The first thing shown is who asks (K1).
+    assert!(
+        run.dialog
+            .trim_start()
+            .starts_with("elicit-acp-agent asks:"),
+        "{}",
+        run.dialog
     );
 }
 
@@ -197,8 +219,10 @@ fn decline_at_a_field_sends_decline() {
 // covers: K1, K2, R1
 #[test]
 fn decline_at_the_review_sends_decline() {
-    // Every field answered or kept, then declined at the review.
-    let run = run(&[], "\n\n\n\n\nada@example.com\n\ndecline\n");
+    // Every required field answered, the rest kept or left empty, declined at the
+    // review.
+    let answers = "\nada@example.com\n\n2026-01-31\n\n\n\n\n\n\n1,2\ndecline\n";
+    let run = run(&[], answers);
     assert_shown(&run, &["Ready to send."]);
     assert_response(&run, json!({ "action": "decline" }));
 }
@@ -209,12 +233,12 @@ fn cancel_and_the_end_of_the_script_send_cancel() {
     let run_cancel = run(&[], ":cancel\n");
     assert_response(&run_cancel, json!({ "action": "cancel" }));
     // A script that stops before the form is done dismisses it.
-    let run_eof = run(&[], "\n2\n");
+    let run_eof = run(&[], "\nada@example.com\n");
     assert_shown(&run_eof, &["(end of script)"]);
     assert_response(&run_eof, json!({ "action": "cancel" }));
 }
 
-// covers: F3
+// covers: F3, K2
 #[test]
 fn required_field_without_answer_is_asked_again() {
     let params = json!({
@@ -231,9 +255,12 @@ fn required_field_without_answer_is_asked_again() {
     let file = params_file("required", &params);
     let path = file.to_str().expect("a UTF-8 path");
     // Enter on a required field without a value, then a name; the optional `team` is
-    // chosen by number and then cleared at the review.
-    let run = run(&[path], "\nAda\n2\nedit team\n:clear\nyes\n");
-    assert_shown(&run, &["an answer is required", "team: docs"]);
+    // chosen by number and then cleared from the review.
+    let run = run(&[path], "\nAda\n2\nedit team\n:clear\nsend\n");
+    assert_shown(
+        &run,
+        &["! Name (`name`):", "  team: docs", "  team: (no answer)"],
+    );
     assert_response(
         &run,
         json!({ "action": "accept", "content": { "name": "Ada" } }),
@@ -252,60 +279,62 @@ fn committed_url_script_consents_after_the_review_and_warnings() {
     assert_shown(
         &run,
         &[
-            "asks you to open a web page: Review and approve the task plan in your browser.",
+            "elicit-acp-agent asks: Sign in to connect your account. (session demo-session)",
             // S2: the full URL before the question.
-            "Address: http://127.0.0.1:47615/consent",
-            // S4: the warnings.
-            "the link is not secure (http, not https)",
-            "the unusual port 47615",
+            "Address: https://login.xn--80ak6aa92e.com/connect",
+            // S4, K3: the registrable domain, highlighted; the ASCII form beside it.
+            "Site:    login.[аррӏе.com] (written login.xn--80ak6aa92e.com)",
+            // S4: the look-alike warned about.
+            "! the site name looks like `login.apple.com` but is a different site",
             // Enter alone is not consent: asked again.
             "answer yes to open the page, no to refuse, or cancel",
-            // S3: the page opens in the user's own browser, outside this client and
+            // S3: the page opens in the person's own browser, outside this client and
             // any model behind it; U3: nothing from it comes back (no content above).
             "This client does not open the page itself",
-            "Consented. Open http://127.0.0.1:47615/consent in your browser.",
+            "Consented. Open https://login.xn--80ak6aa92e.com/connect in your browser.",
         ],
     );
-    let address = run.dialog.find("Address:").expect("the address is shown");
+    let warning = run
+        .dialog
+        .find("looks like `login.apple.com`")
+        .expect("the warning is shown");
     let question = run
         .dialog
         .find("Open this page?")
         .expect("consent is asked");
     assert!(
-        address < question,
-        "the URL must be shown before consent is asked:\n{}",
+        warning < question,
+        "the warnings must be shown before consent is asked:\n{}",
         run.dialog
     );
 }
 
 // covers: S4, K3, R1
 #[test]
-fn lookalike_url_highlights_the_domain_and_warns() {
+fn a_loopback_http_url_is_warned_about_and_declined() {
     let params = json!({
-        "mode": "url", "requestId": 7, "message": "Sign in to continue",
+        "mode": "url", "requestId": 7, "message": "Approve the plan",
         "elicitationId": "el-1",
-        // `аррӏе.com`, all Cyrillic.
-        "url": "https://login.xn--80ak6aa92e.com/signin"
+        "url": "http://127.0.0.1:47615/consent"
     });
-    let file = params_file("lookalike", &params);
+    let file = params_file("loopback", &params);
     let path = file.to_str().expect("a UTF-8 path");
     let run = run(&["--agent", "mystery-agent", path], "no\n");
     assert_response(&run, json!({ "action": "decline" }));
     assert_shown(
         &run,
         &[
-            "mystery-agent asks you to open a web page: Sign in to continue",
-            "Address: https://login.xn--80ak6aa92e.com/signin",
-            // The registrable domain, highlighted; the ASCII form beside it.
-            "Site:    login.[аррӏе.com] (written login.xn--80ak6aa92e.com)",
-            "looks like `login.apple.com` but is a different site",
+            "mystery-agent asks: Approve the plan (before any session: request 7)",
+            "Address: http://127.0.0.1:47615/consent",
+            "the link is not secure (http, not https)",
+            "the unusual port 47615",
         ],
     );
 }
 
-// covers: C8, E6, U1
+// covers: C8, E2, E6, U1, S2
 #[test]
-fn requests_that_cannot_be_honoured_are_answered_with_invalid_params() {
+fn requests_that_cannot_be_honoured_are_refused_and_said_so() {
     let cases = [
         // E6: a custom mode is never rendered.
         (
@@ -317,14 +346,6 @@ fn requests_that_cannot_be_honoured_are_answered_with_invalid_params() {
             json!({ "sessionId": "s1", "message": "Hello" }),
             "invalid_mode",
         ),
-        // A URL that is not a page.
-        (
-            json!({
-                "mode": "url", "sessionId": "s1", "message": "Run this",
-                "elicitationId": "el-2", "url": "javascript:alert(1)"
-            }),
-            "invalid_url_params",
-        ),
     ];
     for (i, (params, reason)) in cases.into_iter().enumerate() {
         let file = params_file(&format!("refused_{i}"), &params);
@@ -335,12 +356,23 @@ fn requests_that_cannot_be_honoured_are_answered_with_invalid_params() {
             "{params}: {}",
             run.answer
         );
-        assert!(
-            !run.dialog.contains("Open this page?"),
-            "{params} was offered:\n{}",
-            run.dialog
-        );
+        // Never a silent skip: the person is told.
+        assert_shown(&run, &["a request from elicit-acp-agent was refused"]);
     }
+    // A URL that is not a web page is never offered: declined, and the person told.
+    let params = json!({
+        "mode": "url", "sessionId": "s1", "message": "Run this",
+        "elicitationId": "el-2", "url": "javascript:alert(1)"
+    });
+    let file = params_file("refused_url", &params);
+    let run = run(&[file.to_str().expect("a UTF-8 path")], "yes\n");
+    assert_response(&run, json!({ "action": "decline" }));
+    assert_shown(&run, &["its URL cannot be offered"]);
+    assert!(
+        !run.dialog.contains("Open this page?"),
+        "a javascript: URL was offered:\n{}",
+        run.dialog
+    );
 }
 
 // covers: S5, K4
@@ -359,7 +391,7 @@ fn agent_texts_are_shown_as_plain_text() {
         }
     });
     let file = params_file("plain_text", &params);
-    let run = run(&[file.to_str().expect("a UTF-8 path")], "\nyes\n");
+    let run = run(&[file.to_str().expect("a UTF-8 path")], "\nsend\n");
     assert_response(
         &run,
         json!({ "action": "accept", "content": { "ok": true } }),

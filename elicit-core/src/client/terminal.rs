@@ -14,16 +14,22 @@
 //! - booleans and single selects as a list (titles shown, values sent); multi selects
 //!   as a checklist whose validator checks `minItems`/`maxItems` the same way;
 //! - the current answer (a declared default at first) shown and kept on Enter
-//!   ([F4](crate::rules#f4)); an optional field left empty;
+//!   ([F4](crate::rules#f4)); an optional field left empty: Enter on an empty text, or
+//!   on "(leave empty)", where the cursor of an optional list without an answer starts;
 //! - Esc or Ctrl-C dismiss the request (`cancel`); `:decline` in a text prompt, or the
 //!   last entry of a list, refuses it (`decline`); `:back` returns to the previous
-//!   field ([K1](crate::rules#k1), [R1](crate::rules#r1));
+//!   field ([K1](crate::rules#k1), [R1](crate::rules#r1)); either way a line says what
+//!   the agent is told (inquire leaves a prompt interrupted by Ctrl-C as it was drawn);
 //! - the review, with Send / Edit a field / Decline / Cancel ([K2](crate::rules#k2));
 //! - URL consent: the full URL, the registrable domain emphasised, every warning above
 //!   the question, and consent only by an explicit `y`
 //!   ([S2](crate::rules#s2)–[S4](crate::rules#s4), [K3](crate::rules#k3)). This asker
 //!   never opens the URL: after consent it tells the person to open it in their own
 //!   browser, outside the client and any model behind it ([S3](crate::rules#s3)).
+//!
+//! `tests/examples/terminal_tmux.rs` drives this asker, through
+//! `examples/terminal_client.rs`, in a real terminal (a tmux pane): every kind, a
+//! default kept, wrong values refused at entry, cancel, decline, URL consent.
 //!
 //! Every text that comes from the agent is shown through [`plain`]: control characters
 //! and bidirectional controls are shown as `<U+XXXX>` instead of acting
@@ -58,6 +64,7 @@ use std::sync::Arc;
 use futures::channel::oneshot;
 use inquire::error::InquireResult;
 use inquire::list_option::ListOption;
+use inquire::ui::RenderConfig;
 use inquire::validator::Validation;
 #[cfg(feature = "url")]
 use inquire::Confirm;
@@ -89,7 +96,8 @@ const DECLINE_ENTRY: &str = "(decline this request)";
 #[derive(Debug, Clone)]
 pub struct TerminalAsker {
     styled: bool,
-    /// The header last shown, so that each request's intro is shown once.
+    /// Who asks and why, for the request whose header was shown last, so that the
+    /// header is shown once per request (the review and the fields share it).
     last_intro: Option<String>,
 }
 
@@ -122,7 +130,11 @@ impl TerminalAsker {
 
     /// Who asks and why, once per request ([K1](crate::rules#k1), [K4](crate::rules#k4)).
     fn introduce(&mut self, intro: &Intro<'_>, form: Option<&FormEngine>) {
-        let mut header = format!("\n{}", Emphasis::strong(self.styled, plain(intro)));
+        let asks = plain(intro).to_string();
+        if self.last_intro.as_deref() == Some(asks.as_str()) {
+            return;
+        }
+        let mut header = format!("\n{}", Emphasis::strong(self.styled, &asks));
         if let Some(form) = form {
             if let Some(title) = form.title() {
                 let _ = write!(header, "\nForm: {}", plain(title));
@@ -141,14 +153,59 @@ impl TerminalAsker {
             }
             let _ = write!(
                 header,
-                "\nEsc or Ctrl-C cancels the request; type {DECLINE_COMMAND} (or pick \
-                 {DECLINE_ENTRY}) to decline it."
+                "\nEsc or Ctrl-C cancels the request. To decline it, type {DECLINE_COMMAND} \
+                 or pick {DECLINE_ENTRY}."
             );
         }
-        if self.last_intro.as_deref() != Some(header.as_str()) {
-            self.say(&header);
-            self.last_intro = Some(header);
+        self.say(&header);
+        self.last_intro = Some(asks);
+    }
+
+    /// After the person ended the request (sent, declined, cancelled): the next
+    /// request gets its header again, even from the same agent with the same message;
+    /// and a decline or cancel is said plainly, since inquire leaves an interrupted
+    /// prompt as it was drawn (Ctrl-C) ([R1](crate::rules#r1)).
+    fn ended(&mut self, how: Ending, stop: &StopSignal) {
+        self.last_intro = None;
+        // A stopped question was not answered by the person: the engine's notice says
+        // what happened.
+        if stop.is_stopped() {
+            return;
         }
+        match how {
+            Ending::Sent => {}
+            Ending::Declined => self.say("Declined: the agent is told you refused this request."),
+            Ending::Cancelled => {
+                self.say("Cancelled: the agent is told you dismissed this request.")
+            }
+        }
+    }
+}
+
+/// How a request ended at this asker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    Sent,
+    Declined,
+    Cancelled,
+}
+
+/// How a field's answer ends the request, if it does.
+fn field_ending(answer: &FieldAnswer) -> Option<Ending> {
+    match answer {
+        FieldAnswer::Decline => Some(Ending::Declined),
+        FieldAnswer::Cancel => Some(Ending::Cancelled),
+        _ => None,
+    }
+}
+
+/// How the review's choice ends the request, if it does.
+fn review_ending(choice: &ReviewChoice) -> Option<Ending> {
+    match choice {
+        ReviewChoice::Send => Some(Ending::Sent),
+        ReviewChoice::Decline => Some(Ending::Declined),
+        ReviewChoice::Cancel => Some(Ending::Cancelled),
+        _ => None,
     }
 }
 
@@ -158,14 +215,20 @@ impl Asker for TerminalAsker {
             return Box::pin(std::future::ready(FieldAnswer::Cancel));
         }
         self.introduce(&prompt.intro, Some(prompt.form));
-        let question = FieldQuestion::new(&prompt);
+        let question = FieldQuestion::new(&prompt, self.styled);
         if let Some(problem) = prompt.problem {
             // F3: why the last answer was refused, beside the field.
             self.say(format_args!("  ! {}", plain(problem)));
         }
-        Box::pin(run_blocking(prompt.stop, FieldAnswer::Cancel, move || {
-            question.ask()
-        }))
+        let stop = prompt.stop;
+        let answer = run_blocking(stop, FieldAnswer::Cancel, move || question.ask());
+        Box::pin(async move {
+            let answer = answer.await;
+            if let Some(how) = field_ending(&answer) {
+                self.ended(how, stop);
+            }
+            answer
+        })
     }
 
     fn review<'a>(&'a mut self, prompt: ReviewPrompt<'a>) -> AskFuture<'a, ReviewChoice> {
@@ -208,8 +271,11 @@ impl Asker for TerminalAsker {
             })
             .collect();
         let stop = prompt.stop;
+        let styled = self.styled;
         let choice = run_blocking(stop, ReviewChoice::Cancel, move || {
-            let picked = Select::new("Send these answers?", REVIEW_ENTRIES.to_vec()).raw_prompt();
+            let picked = Select::new("Send these answers?", REVIEW_ENTRIES.to_vec())
+                .with_render_config(render_config(styled))
+                .raw_prompt();
             let choice = match picked {
                 Ok(option) => review_choice(option.index),
                 Err(error) => return cancel_on(error),
@@ -218,7 +284,10 @@ impl Asker for TerminalAsker {
                 return Ok(choice);
             }
             let labels: Vec<String> = fields.iter().map(|(_, label)| label.clone()).collect();
-            match Select::new("Which field?", labels).raw_prompt() {
+            match Select::new("Which field?", labels)
+                .with_render_config(render_config(styled))
+                .raw_prompt()
+            {
                 Ok(option) => Ok(ReviewChoice::Edit(fields[option.index].0.clone())),
                 // Esc here goes back to the review, not out of the request.
                 Err(InquireError::OperationCanceled) => Ok(ReviewChoice::Edit(String::new())),
@@ -226,7 +295,13 @@ impl Asker for TerminalAsker {
             }
         });
         // `Edit("")` (Esc at "Which field?") names no field: the engine reviews again.
-        Box::pin(choice)
+        Box::pin(async move {
+            let choice = choice.await;
+            if let Some(how) = review_ending(&choice) {
+                self.ended(how, stop);
+            }
+            choice
+        })
     }
 
     #[cfg(feature = "url")]
@@ -267,10 +342,12 @@ impl Asker for TerminalAsker {
         );
         self.say(text);
         let url = plain(review.full_url()).to_string();
-        let consent = run_blocking(prompt.stop, Consent::Cancel, || {
+        let stop = prompt.stop;
+        let consent = run_blocking(stop, Consent::Cancel, move || {
             // S2: no default, so Enter alone is not consent: only `y` is.
             match Confirm::new("Open this page?")
-                .with_help_message("y to agree, n to decline, Esc to cancel")
+                .with_help_message("type y to agree or n to decline, then Enter; Esc cancels")
+                .with_render_config(render_config(styled))
                 .prompt()
             {
                 Ok(true) => Ok(Consent::Open),
@@ -281,11 +358,15 @@ impl Asker for TerminalAsker {
         let styled_url = Emphasis::strong(styled, url).to_string();
         Box::pin(async move {
             let consent = consent.await;
-            if consent == Consent::Open {
-                let _ = writeln!(
-                    std::io::stderr().lock(),
-                    "Consented. Open {styled_url} in your browser."
-                );
+            match consent {
+                Consent::Open => {
+                    self.say(format_args!(
+                        "Consented. Open {styled_url} in your browser."
+                    ));
+                    self.ended(Ending::Sent, stop);
+                }
+                Consent::Decline => self.ended(Ending::Declined, stop),
+                _ => self.ended(Ending::Cancelled, stop),
             }
             consent
         })
@@ -295,6 +376,19 @@ impl Asker for TerminalAsker {
         self.last_intro = None;
         self.say(format_args!("{}", plain(notice)));
     }
+}
+
+/// inquire's look: its colours only when this asker is styled (inquire alone looks
+/// at `NO_COLOR` only), and a refused answer marked `!` as every other problem this
+/// asker shows (inquire's own mark is `#`).
+fn render_config(styled: bool) -> RenderConfig<'static> {
+    let mut config = if styled {
+        RenderConfig::default_colored()
+    } else {
+        RenderConfig::empty()
+    };
+    config.error_message.prefix.content = "!";
+    config
 }
 
 /// The review's choices, in the order shown.
@@ -424,10 +518,15 @@ struct FieldQuestion {
     current: Option<String>,
     /// For lists: the entries and what each one answers.
     entries: Vec<(String, Entry)>,
+    /// For lists: each entry as the finished prompt shows it (an option's title
+    /// without its description, as the review shows it).
+    summaries: Vec<String>,
     /// For lists: where the cursor starts (the current answer).
     cursor: usize,
     /// For multi selects: the entries checked at first.
     checked: Vec<usize>,
+    /// inquire's colours on.
+    styled: bool,
 }
 
 /// What a list entry answers.
@@ -442,7 +541,7 @@ enum Entry {
 }
 
 impl FieldQuestion {
-    fn new(prompt: &FieldPrompt<'_>) -> Self {
+    fn new(prompt: &FieldPrompt<'_>, styled: bool) -> Self {
         let field = prompt.field;
         let marker = if field.is_required() { " *" } else { "" };
         let message = format!(
@@ -455,12 +554,30 @@ impl FieldQuestion {
         if let Some(description) = field.description() {
             let _ = write!(help, "{} · ", plain(description));
         }
-        help.push_str(&plain(hint(&field)).to_string());
+        help.push_str(&plain(field_hint(&field)).to_string());
         let entries = entries(&field);
+        let options = field.options();
+        let summaries = entries
+            .iter()
+            .enumerate()
+            .map(|(i, (label, _))| match options.get(i) {
+                Some(choice) => plain(choice.label).to_string(),
+                None => label.clone(),
+            })
+            .collect();
         let current_value = field.value();
+        // The cursor on the current answer, so Enter keeps it (F4); without one, on
+        // "leave empty" for an optional field, so Enter does not pick a value the person
+        // never chose.
         let cursor = entries
             .iter()
             .position(|(_, e)| matches!((e, current_value), (Entry::Value(v), Some(c)) if v == c))
+            .or_else(|| {
+                current_value
+                    .is_none()
+                    .then(|| entries.iter().position(|(_, e)| *e == Entry::Clear))
+                    .flatten()
+            })
             .unwrap_or(0);
         let checked = match current_value {
             Some(Value::Array(items)) => entries
@@ -480,8 +597,10 @@ impl FieldQuestion {
             help,
             current: field.display_value().map(|v| plain(v).to_string()),
             entries,
+            summaries,
             cursor,
             checked,
+            styled,
         }
     }
 
@@ -518,7 +637,9 @@ impl FieldQuestion {
         );
         let mut text = Text::new(&self.message)
             .with_help_message(&help)
-            .with_validator(validator);
+            .with_validator(validator)
+            .with_formatter(&shown_text)
+            .with_render_config(render_config(self.styled));
         if let Some(current) = &self.current {
             text = text.with_default(current);
         }
@@ -528,9 +649,12 @@ impl FieldQuestion {
 
     fn ask_one(&self) -> InquireResult<FieldAnswer> {
         let labels: Vec<String> = self.entries.iter().map(|(l, _)| l.clone()).collect();
+        let summary = |picked: ListOption<&String>| self.summaries[picked.index].clone();
         let picked = Select::new(&self.message, labels)
             .with_help_message(&self.help)
             .with_starting_cursor(self.cursor)
+            .with_formatter(&summary)
+            .with_render_config(render_config(self.styled))
             .raw_prompt()?;
         Ok(entry_answer(&self.entries[picked.index].1))
     }
@@ -552,6 +676,8 @@ impl FieldQuestion {
             .with_help_message(&help)
             .with_default(&self.checked)
             .with_validator(validator)
+            .with_formatter(&|chosen| shown_many(&self.summaries, chosen))
+            .with_render_config(render_config(self.styled))
             .raw_prompt()?;
         let indices: Vec<usize> = picked.iter().map(|o| o.index).collect();
         Ok(many_answer(&self.entries, &indices))
@@ -587,6 +713,29 @@ fn entries(field: &FormField<'_>) -> Vec<(String, Entry)> {
     }
     entries.push((DECLINE_ENTRY.to_owned(), Entry::Decline));
     entries
+}
+
+/// A text answer as the finished prompt shows it: an empty one says so, rather than
+/// leaving a bare label that reads as a question skipped by mistake.
+fn shown_text(answer: &str) -> String {
+    if answer.is_empty() {
+        "(no answer)".to_owned()
+    } else {
+        answer.to_owned()
+    }
+}
+
+/// The checked entries as the finished prompt shows them (by their `summaries`);
+/// nothing checked says so.
+fn shown_many(summaries: &[String], chosen: &[ListOption<&String>]) -> String {
+    if chosen.is_empty() {
+        return "(no answer)".to_owned();
+    }
+    let labels: Vec<&str> = chosen
+        .iter()
+        .filter_map(|o| summaries.get(o.index).map(String::as_str))
+        .collect();
+    labels.join(", ")
 }
 
 /// What one picked list entry answers.
@@ -683,8 +832,11 @@ fn text_answer(typed: &str, current: Option<&str>) -> FieldAnswer {
     }
 }
 
-/// What a field takes, for its help line.
-fn hint(field: &FormField<'_>) -> String {
+/// What a field takes, in words, for a help line: its kind, format and bounds
+/// ("a whole number from 0 to 5", "an email address", "any of the options, from 1 to 2
+/// of them"). Agent text in it (a `pattern`) is not neutralised: show it through
+/// [`plain`].
+pub fn field_hint(field: &FormField<'_>) -> String {
     use crate::schema::PropertyKind;
     let property = field.property();
     match property.schema().kind() {
@@ -976,15 +1128,68 @@ mod tests {
             problem: None,
             stop: &stop,
         };
-        let ok = FieldQuestion::new(&prompt("ok", 3));
+        let ok = FieldQuestion::new(&prompt("ok", 3), false);
         assert_eq!(ok.cursor, 1, "the default `false` is `No`");
         assert_eq!(ok.message, "[4/6] ok");
-        let tags = FieldQuestion::new(&prompt("tags", 5));
+        let tags = FieldQuestion::new(&prompt("tags", 5), false);
         assert_eq!(tags.checked, [1]);
         assert_eq!(tags.message, "[6/6] tags *");
         assert!(tags.help.contains("from 1 to 2 of them"), "{}", tags.help);
-        let name = FieldQuestion::new(&prompt("name", 0));
+        let name = FieldQuestion::new(&prompt("name", 0), false);
         assert_eq!(name.current.as_deref(), Some("abc"));
+        // Optional, no answer yet: Enter leaves it empty rather than picking the first
+        // option (found in a real terminal: Enter on `eu` sent `eu`).
+        let tier = FieldQuestion::new(&prompt("tier", 4), false);
+        assert_eq!(tier.entries[tier.cursor].1, Entry::Clear);
+        // The finished prompt shows titles as the review does, without descriptions.
+        assert_eq!(
+            tier.summaries,
+            ["Small", "Large", LEAVE_EMPTY, DECLINE_ENTRY]
+        );
+    }
+
+    // covers: K2
+    #[test]
+    fn finished_prompts_say_what_was_answered() {
+        assert_eq!(shown_text(""), "(no answer)");
+        assert_eq!(shown_text("ada@example.com"), "ada@example.com");
+        let summaries = ["Small".to_owned(), "Large".to_owned()];
+        let labels = ["Small — cheap".to_owned(), "Large".to_owned()];
+        let chosen = [
+            ListOption::new(0, &labels[0]),
+            ListOption::new(1, &labels[1]),
+        ];
+        assert_eq!(shown_many(&summaries, &chosen), "Small, Large");
+        assert_eq!(shown_many(&summaries, &[]), "(no answer)");
+        // One mark for every problem this asker shows.
+        assert_eq!(render_config(true).error_message.prefix.content, "!");
+        assert_eq!(render_config(false).error_message.prefix.content, "!");
+    }
+
+    // covers: K1, K4
+    #[test]
+    fn the_header_is_shown_once_per_request() {
+        let form = form();
+        let stop = StopSignal::new();
+        let intro = Intro {
+            agent: form.agent(),
+            message: form.message(),
+            scope: None,
+        };
+        let mut asker = TerminalAsker::new().styled(false);
+        asker.introduce(&intro, Some(&form));
+        assert_eq!(asker.last_intro.as_deref(), Some("bot asks: Hi"));
+        // The review of the same request (no form given) does not show it again (found
+        // in a real terminal: the header came twice).
+        asker.introduce(&intro, None);
+        assert_eq!(asker.last_intro.as_deref(), Some("bot asks: Hi"));
+        // Once the request ends, the next one gets its header, even if it reads the same.
+        asker.ended(Ending::Cancelled, &stop);
+        assert_eq!(asker.last_intro, None);
+        assert_eq!(field_ending(&FieldAnswer::Decline), Some(Ending::Declined));
+        assert_eq!(field_ending(&FieldAnswer::Keep), None);
+        assert_eq!(review_ending(&ReviewChoice::Send), Some(Ending::Sent));
+        assert_eq!(review_ending(&ReviewChoice::Edit("x".into())), None);
     }
 
     // covers: K1, K2, R1
