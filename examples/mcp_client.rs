@@ -34,7 +34,8 @@ use elicit::client::{
 use elicit::rmcp::client::{ElicitClient, RawTap};
 use rmcp::model::{CallToolRequestParams, ProtocolVersion, Tool};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
@@ -118,25 +119,35 @@ async fn main() {
 
 async fn run(args: Args) -> Result<(), String> {
     let lines = Lines::from_stdin();
-    let asker: Box<dyn Asker> = if args.accept_defaults {
-        Box::new(ScriptedAsker::accept_defaults())
-    } else {
-        Box::new(LineAsker {
-            lines: lines.clone(),
-        })
+    let protocol = match &args.protocol {
+        Some(version) => Some(
+            serde_json::from_value::<ProtocolVersion>(Value::from(version.as_str()))
+                .map_err(|e| format!("protocol version: {e}"))?,
+        ),
+        None => None,
     };
-    let mut handler = ElicitClient::new(asker);
-    if let Some(version) = &args.protocol {
-        let version: ProtocolVersion = serde_json::from_value(Value::from(version.as_str()))
-            .map_err(|e| format!("protocol version: {e}"))?;
-        handler = handler.with_protocol_version(version);
-    }
-    let (client, _child) = connect(handler, &args.target).await?;
+    // A fresh handler per connection attempt (the HTTP fallback below makes a second).
+    let make_handler = || {
+        let asker: Box<dyn Asker> = if args.accept_defaults {
+            Box::new(ScriptedAsker::accept_defaults())
+        } else {
+            Box::new(LineAsker {
+                lines: lines.clone(),
+            })
+        };
+        let handler = ElicitClient::new(asker);
+        match &protocol {
+            Some(version) => handler.with_protocol_version(version.clone()),
+            None => handler,
+        }
+    };
+    let (client, _child) = connect(make_handler, &args.target).await?;
     if let Some(info) = client.peer_info() {
-        eprintln!(
-            "connected to {:?} (protocol {})",
-            info.server_info, info.protocol_version
-        );
+        let server = info
+            .server_info
+            .as_ref()
+            .map_or("a server without serverInfo", |i| i.name.as_str());
+        eprintln!("connected to {server} (protocol {})", info.protocol_version);
     }
     let tools = client
         .list_all_tools()
@@ -186,17 +197,37 @@ async fn run(args: Args) -> Result<(), String> {
 type Client = RunningService<RoleClient, ElicitClient<Box<dyn Asker>>>;
 
 async fn connect(
-    handler: ElicitClient<Box<dyn Asker>>,
+    make_handler: impl Fn() -> ElicitClient<Box<dyn Asker>>,
     target: &Target,
 ) -> Result<(Client, Option<tokio::process::Child>), String> {
     match target {
         Target::Url(url) => {
-            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
-            let client = handler
-                .serve(transport)
-                .await
-                .map_err(|e| format!("connecting to {url}: {e}"))?;
-            Ok((client, None))
+            let handler = make_handler();
+            let lifecycle = handler.lifecycle();
+            let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+            match handler.serve_with_lifecycle(transport, lifecycle).await {
+                Ok(client) => Ok((client, None)),
+                // A legacy server over HTTP may refuse `server/discover` before any
+                // session exists (an HTTP 400 without the request's id), which rmcp
+                // cannot tell from a broken server: with no version asked for, try
+                // `initialize` once on a new connection.
+                Err(discover) if auto => {
+                    let handler = make_handler()
+                        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+                    let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                    handler
+                        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+                        .await
+                        .map(|client| (client, None))
+                        .map_err(|e| {
+                            format!(
+                                "connecting to {url}: server/discover: {discover}; initialize: {e}"
+                            )
+                        })
+                }
+                Err(e) => Err(format!("connecting to {url}: {e}")),
+            }
         }
         Target::Command(command) => {
             // Started here rather than with rmcp's child-process transport so that its
@@ -212,9 +243,10 @@ async fn connect(
             let stdin = child.stdin.take().ok_or("the child has no stdin")?;
             let stdout = child.stdout.take().ok_or("the child has no stdout")?;
             let tap = RawTap::new();
+            let handler = make_handler().with_tap(tap.clone());
+            let lifecycle = handler.lifecycle();
             let client = handler
-                .with_tap(tap.clone())
-                .serve((tap.reader(stdout), stdin))
+                .serve_with_lifecycle((tap.reader(stdout), stdin), lifecycle)
                 .await
                 .map_err(|e| format!("initializing {}: {e}", command[0]))?;
             Ok((client, Some(child)))

@@ -114,3 +114,47 @@ async fn the_asker_sees_the_servers_order_option_descriptions_and_meta() {
     assert_eq!(seen[0].2, Some(json!({ "x.example/hint": 1 })));
     assert_eq!(seen[1].1, vec![Some("the first".to_owned())]);
 }
+
+// covers: M6
+#[test]
+fn the_lifecycle_follows_the_protocol_version_asked_for() {
+    use ::rmcp::ClientLifecycleMode;
+    use elicit::client::ScriptedAsker;
+    use rmcp::ClientHandler;
+
+    // Nothing asked: discover the newest, fall back to initialize with 2025-11-25.
+    let client = ElicitClient::new(ScriptedAsker::accept_defaults());
+    match client.lifecycle() {
+        ClientLifecycleMode::Auto {
+            preferred_versions,
+            legacy_version,
+        } => {
+            assert_eq!(preferred_versions, [ProtocolVersion::V_2026_07_28]);
+            assert_eq!(legacy_version, Some(ProtocolVersion::V_2025_11_25));
+        }
+        other => panic!("expected Auto, got {other:?}"),
+    }
+    assert_eq!(
+        client.get_info().protocol_version,
+        ProtocolVersion::V_2025_11_25
+    );
+
+    // 2026-07-28 has no handshake: server/discover only.
+    let client = ElicitClient::new(ScriptedAsker::accept_defaults())
+        .with_protocol_version(ProtocolVersion::V_2026_07_28);
+    assert_eq!(
+        client.lifecycle(),
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28]
+        }
+    );
+
+    // 2025-11-25: initialize, offering exactly that version.
+    let client = ElicitClient::new(ScriptedAsker::accept_defaults())
+        .with_protocol_version(ProtocolVersion::V_2025_11_25);
+    assert_eq!(client.lifecycle(), ClientLifecycleMode::Initialize);
+    assert_eq!(
+        client.get_info().protocol_version,
+        ProtocolVersion::V_2025_11_25
+    );
+}
