@@ -21,8 +21,11 @@
 //!   have defaults is accepted with exactly the defaults; any other form, and every URL
 //!   request, is declined; a request a client must refuse gets its error.
 //!
-//! Otherwise elicitations are asked in the terminal by a small line-based asker (the
-//! dialog on stderr; every tool result on stdout).
+//! Otherwise elicitations are asked in the terminal: with the feature `inquire` and a
+//! person at the terminal (stdin and stderr are terminals), by elicit's
+//! `TerminalAsker` (lists, checklists, validation at entry); else by a small
+//! line-based asker reading one answer per line, typed or piped. The dialog goes to
+//! stderr; every tool result to stdout.
 
 use std::io::{BufRead, Write};
 use std::process::Stdio;
@@ -118,7 +121,14 @@ async fn main() {
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    let lines = Lines::from_stdin();
+    // At a terminal (feature `inquire`), the terminal asker puts the questions; else
+    // the line asker reads answers from stdin, typed or piped.
+    let terminal = !args.accept_defaults && terminal_asker().is_some();
+    let lines = if terminal {
+        Lines::OnDemand
+    } else {
+        Lines::from_stdin()
+    };
     let protocol = match &args.protocol {
         Some(version) => Some(
             serde_json::from_value::<ProtocolVersion>(Value::from(version.as_str()))
@@ -130,6 +140,8 @@ async fn run(args: Args) -> Result<(), String> {
     let make_handler = || {
         let asker: Box<dyn Asker> = if args.accept_defaults {
             Box::new(ScriptedAsker::accept_defaults())
+        } else if let Some(asker) = terminal.then(terminal_asker).flatten() {
+            asker
         } else {
             Box::new(LineAsker {
                 lines: lines.clone(),
@@ -300,11 +312,17 @@ async fn pick_tool(
     Ok(Some((tool.name.to_string(), arguments)))
 }
 
-/// Lines typed on stdin, read by one thread and handed over a channel, so that a
-/// question the engine abandons (deadline, cancel) just stops waiting.
+/// Lines typed on stdin.
+///
+/// Piped input is read by one thread and handed over a channel, so that a question
+/// the engine abandons (deadline, cancel) just stops waiting. At a terminal whose
+/// questions the terminal asker puts, no thread may sit reading stdin (it would take
+/// the keys meant for the prompt): each line is read when it is asked for, and only
+/// the tool choice is asked that way.
 #[derive(Clone)]
-struct Lines {
-    rx: std::sync::Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<String>>>,
+enum Lines {
+    Piped(std::sync::Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<String>>>),
+    OnDemand,
 }
 
 impl Lines {
@@ -318,17 +336,45 @@ impl Lines {
                 }
             }
         });
-        Lines {
-            rx: std::sync::Arc::new(tokio::sync::Mutex::new(rx)),
-        }
+        Lines::Piped(std::sync::Arc::new(tokio::sync::Mutex::new(rx)))
     }
 
     /// Shows `prompt` on stderr and waits for a line; `None` at the end of input.
     async fn prompt(&self, prompt: &str) -> Option<String> {
         eprint!("{prompt}");
         let _ = std::io::stderr().flush();
-        self.rx.lock().await.recv().await
+        match self {
+            Lines::Piped(rx) => rx.lock().await.recv().await,
+            Lines::OnDemand => tokio::task::spawn_blocking(|| {
+                let mut line = String::new();
+                match std::io::stdin().lock().read_line(&mut line) {
+                    Ok(0) | Err(_) => None,
+                    Ok(_) => Some(line.trim_end_matches(['\r', '\n']).to_owned()),
+                }
+            })
+            .await
+            .ok()
+            .flatten(),
+        }
     }
+}
+
+/// The terminal asker (feature `inquire`) when a person is at the terminal.
+#[cfg(feature = "inquire")]
+fn terminal_asker() -> Option<Box<dyn Asker>> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let styled = std::env::var_os("NO_COLOR").is_none();
+    Some(Box::new(
+        elicit::client::terminal::TerminalAsker::new().styled(styled),
+    ))
+}
+
+#[cfg(not(feature = "inquire"))]
+fn terminal_asker() -> Option<Box<dyn Asker>> {
+    None
 }
 
 /// A small line-based asker: one line per question. (A full terminal asker on a

@@ -40,9 +40,15 @@
 //! - the capability the client declares in `initialize` is what the asker renders
 //!   ([C1](crate::rules#c1)).
 //!
-//! MCP 2026-07-28's input requests (`InputRequiredResult` in the answer to
-//! `tools/call`) are fulfilled by rmcp's `call_tool` through this same handler, and
-//! rmcp echoes the server's `requestState` on the retry ([M6](crate::rules#m6)).
+//! MCP 2026-07-28 has no `initialize`: serve with
+//! [`ElicitClient::lifecycle`] (`ClientServiceExt::serve_with_lifecycle`), which sends
+//! `server/discover` for that version. Its input requests (`InputRequiredResult` in
+//! the answer to `tools/call`) are fulfilled by rmcp's `call_tool` through this same
+//! handler, and rmcp echoes the server's `requestState` on the retry, with a new
+//! JSON-RPC id ([M6](crate::rules#m6)). Two limits are rmcp's: an input request
+//! arrives already typed (inside a result, which no tap sees), so it is answered from
+//! what rmcp kept; and a refusal (`-32602`) cannot be put in `inputResponses`, so
+//! rmcp fails the whole `call_tool` with it.
 //!
 //! # What rmcp's typed request loses, and how the raw one is recovered
 //!
@@ -59,8 +65,10 @@
 //! transport's reading half with [`RawTap::reader`] (stdio, a child process, any
 //! newline-delimited stream) and each `elicitation/create` is recorded by its JSON-RPC
 //! id as it goes by. Without a tap (Streamable HTTP reads its messages inside rmcp),
-//! the typed params are written back to JSON in the order rmcp kept, members it
-//! dropped lost.
+//! and for 2026-07-28 input requests, the typed params are written back to JSON in
+//! the order rmcp kept, members it dropped lost: a string's `pattern` (rmcp's
+//! `StringSchema` has none, so the answer is not checked against it), an option's
+//! `description`, a property's `_meta`.
 
 use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
