@@ -47,8 +47,9 @@
 //! handler, and rmcp echoes the server's `requestState` on the retry, with a new
 //! JSON-RPC id ([M6](crate::rules#m6)). Two limits are rmcp's: an input request
 //! arrives already typed (inside a result, which no tap sees), so it is answered from
-//! what rmcp kept; and a refusal (`-32602`) cannot be put in `inputResponses`, so
-//! rmcp fails the whole `call_tool` with it.
+//! what rmcp kept; and a refusal (`-32602`) has no place in `inputResponses` (the
+//! 2026-07-28 schema allows results only), so rmcp fails the whole `call_tool` with
+//! it and the server hears nothing.
 //!
 //! # What rmcp's typed request loses, and how the raw one is recovered
 //!
