@@ -21,8 +21,11 @@
 //!   have defaults is accepted with exactly the defaults; any other form, and every URL
 //!   request, is declined; a request a client must refuse gets its error.
 //!
-//! Otherwise elicitations are asked in the terminal by a small line-based asker (the
-//! dialog on stderr; every tool result on stdout).
+//! Otherwise elicitations are asked in the terminal: with the feature `inquire` and a
+//! person at the terminal (stdin and stderr are terminals), by elicit's
+//! `TerminalAsker` (lists, checklists, validation at entry); else by a small
+//! line-based asker reading one answer per line, typed or piped. The dialog goes to
+//! stderr; every tool result to stdout.
 
 use std::io::{BufRead, Write};
 use std::process::Stdio;
@@ -34,7 +37,8 @@ use elicit::client::{
 use elicit::rmcp::client::{ElicitClient, RawTap};
 use rmcp::model::{CallToolRequestParams, ProtocolVersion, Tool};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
@@ -117,26 +121,45 @@ async fn main() {
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    let lines = Lines::from_stdin();
-    let asker: Box<dyn Asker> = if args.accept_defaults {
-        Box::new(ScriptedAsker::accept_defaults())
+    // At a terminal (feature `inquire`), the terminal asker puts the questions; else
+    // the line asker reads answers from stdin, typed or piped.
+    let terminal = !args.accept_defaults && terminal_asker().is_some();
+    let lines = if terminal {
+        Lines::OnDemand
     } else {
-        Box::new(LineAsker {
-            lines: lines.clone(),
-        })
+        Lines::from_stdin()
     };
-    let mut handler = ElicitClient::new(asker);
-    if let Some(version) = &args.protocol {
-        let version: ProtocolVersion = serde_json::from_value(Value::from(version.as_str()))
-            .map_err(|e| format!("protocol version: {e}"))?;
-        handler = handler.with_protocol_version(version);
-    }
-    let (client, _child) = connect(handler, &args.target).await?;
+    let protocol = match &args.protocol {
+        Some(version) => Some(
+            serde_json::from_value::<ProtocolVersion>(Value::from(version.as_str()))
+                .map_err(|e| format!("protocol version: {e}"))?,
+        ),
+        None => None,
+    };
+    // A fresh handler per connection attempt (the HTTP fallback below makes a second).
+    let make_handler = || {
+        let asker: Box<dyn Asker> = if args.accept_defaults {
+            Box::new(ScriptedAsker::accept_defaults())
+        } else if let Some(asker) = terminal.then(terminal_asker).flatten() {
+            asker
+        } else {
+            Box::new(LineAsker {
+                lines: lines.clone(),
+            })
+        };
+        let handler = ElicitClient::new(asker);
+        match &protocol {
+            Some(version) => handler.with_protocol_version(version.clone()),
+            None => handler,
+        }
+    };
+    let (client, _child) = connect(make_handler, &args.target).await?;
     if let Some(info) = client.peer_info() {
-        eprintln!(
-            "connected to {:?} (protocol {})",
-            info.server_info, info.protocol_version
-        );
+        let server = info
+            .server_info
+            .as_ref()
+            .map_or("a server without serverInfo", |i| i.name.as_str());
+        eprintln!("connected to {server} (protocol {})", info.protocol_version);
     }
     let tools = client
         .list_all_tools()
@@ -186,17 +209,37 @@ async fn run(args: Args) -> Result<(), String> {
 type Client = RunningService<RoleClient, ElicitClient<Box<dyn Asker>>>;
 
 async fn connect(
-    handler: ElicitClient<Box<dyn Asker>>,
+    make_handler: impl Fn() -> ElicitClient<Box<dyn Asker>>,
     target: &Target,
 ) -> Result<(Client, Option<tokio::process::Child>), String> {
     match target {
         Target::Url(url) => {
-            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
-            let client = handler
-                .serve(transport)
-                .await
-                .map_err(|e| format!("connecting to {url}: {e}"))?;
-            Ok((client, None))
+            let handler = make_handler();
+            let lifecycle = handler.lifecycle();
+            let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+            match handler.serve_with_lifecycle(transport, lifecycle).await {
+                Ok(client) => Ok((client, None)),
+                // A legacy server over HTTP may refuse `server/discover` before any
+                // session exists (an HTTP 400 without the request's id), which rmcp
+                // cannot tell from a broken server: with no version asked for, try
+                // `initialize` once on a new connection.
+                Err(discover) if auto => {
+                    let handler = make_handler()
+                        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+                    let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                    handler
+                        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+                        .await
+                        .map(|client| (client, None))
+                        .map_err(|e| {
+                            format!(
+                                "connecting to {url}: server/discover: {discover}; initialize: {e}"
+                            )
+                        })
+                }
+                Err(e) => Err(format!("connecting to {url}: {e}")),
+            }
         }
         Target::Command(command) => {
             // Started here rather than with rmcp's child-process transport so that its
@@ -212,9 +255,10 @@ async fn connect(
             let stdin = child.stdin.take().ok_or("the child has no stdin")?;
             let stdout = child.stdout.take().ok_or("the child has no stdout")?;
             let tap = RawTap::new();
+            let handler = make_handler().with_tap(tap.clone());
+            let lifecycle = handler.lifecycle();
             let client = handler
-                .with_tap(tap.clone())
-                .serve((tap.reader(stdout), stdin))
+                .serve_with_lifecycle((tap.reader(stdout), stdin), lifecycle)
                 .await
                 .map_err(|e| format!("initializing {}: {e}", command[0]))?;
             Ok((client, Some(child)))
@@ -268,11 +312,17 @@ async fn pick_tool(
     Ok(Some((tool.name.to_string(), arguments)))
 }
 
-/// Lines typed on stdin, read by one thread and handed over a channel, so that a
-/// question the engine abandons (deadline, cancel) just stops waiting.
+/// Lines typed on stdin.
+///
+/// Piped input is read by one thread and handed over a channel, so that a question
+/// the engine abandons (deadline, cancel) just stops waiting. At a terminal whose
+/// questions the terminal asker puts, no thread may sit reading stdin (it would take
+/// the keys meant for the prompt): each line is read when it is asked for, and only
+/// the tool choice is asked that way.
 #[derive(Clone)]
-struct Lines {
-    rx: std::sync::Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<String>>>,
+enum Lines {
+    Piped(std::sync::Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<String>>>),
+    OnDemand,
 }
 
 impl Lines {
@@ -286,17 +336,45 @@ impl Lines {
                 }
             }
         });
-        Lines {
-            rx: std::sync::Arc::new(tokio::sync::Mutex::new(rx)),
-        }
+        Lines::Piped(std::sync::Arc::new(tokio::sync::Mutex::new(rx)))
     }
 
     /// Shows `prompt` on stderr and waits for a line; `None` at the end of input.
     async fn prompt(&self, prompt: &str) -> Option<String> {
         eprint!("{prompt}");
         let _ = std::io::stderr().flush();
-        self.rx.lock().await.recv().await
+        match self {
+            Lines::Piped(rx) => rx.lock().await.recv().await,
+            Lines::OnDemand => tokio::task::spawn_blocking(|| {
+                let mut line = String::new();
+                match std::io::stdin().lock().read_line(&mut line) {
+                    Ok(0) | Err(_) => None,
+                    Ok(_) => Some(line.trim_end_matches(['\r', '\n']).to_owned()),
+                }
+            })
+            .await
+            .ok()
+            .flatten(),
+        }
     }
+}
+
+/// The terminal asker (feature `inquire`) when a person is at the terminal.
+#[cfg(feature = "inquire")]
+fn terminal_asker() -> Option<Box<dyn Asker>> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let styled = std::env::var_os("NO_COLOR").is_none();
+    Some(Box::new(
+        elicit::client::terminal::TerminalAsker::new().styled(styled),
+    ))
+}
+
+#[cfg(not(feature = "inquire"))]
+fn terminal_asker() -> Option<Box<dyn Asker>> {
+    None
 }
 
 /// A small line-based asker: one line per question. (A full terminal asker on a

@@ -114,3 +114,145 @@ async fn the_asker_sees_the_servers_order_option_descriptions_and_meta() {
     assert_eq!(seen[0].2, Some(json!({ "x.example/hint": 1 })));
     assert_eq!(seen[1].1, vec![Some("the first".to_owned())]);
 }
+
+// covers: M6
+#[test]
+fn the_lifecycle_follows_the_protocol_version_asked_for() {
+    use ::rmcp::ClientLifecycleMode;
+    use elicit::client::ScriptedAsker;
+    use rmcp::ClientHandler;
+
+    // Nothing asked: discover the newest, fall back to initialize with 2025-11-25.
+    let client = ElicitClient::new(ScriptedAsker::accept_defaults());
+    match client.lifecycle() {
+        ClientLifecycleMode::Auto {
+            preferred_versions,
+            legacy_version,
+        } => {
+            assert_eq!(preferred_versions, [ProtocolVersion::V_2026_07_28]);
+            assert_eq!(legacy_version, Some(ProtocolVersion::V_2025_11_25));
+        }
+        other => panic!("expected Auto, got {other:?}"),
+    }
+    assert_eq!(
+        client.get_info().protocol_version,
+        ProtocolVersion::V_2025_11_25
+    );
+
+    // 2026-07-28 has no handshake: server/discover only.
+    let client = ElicitClient::new(ScriptedAsker::accept_defaults())
+        .with_protocol_version(ProtocolVersion::V_2026_07_28);
+    assert_eq!(
+        client.lifecycle(),
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28]
+        }
+    );
+
+    // 2025-11-25: initialize, offering exactly that version.
+    let client = ElicitClient::new(ScriptedAsker::accept_defaults())
+        .with_protocol_version(ProtocolVersion::V_2025_11_25);
+    assert_eq!(client.lifecycle(), ClientLifecycleMode::Initialize);
+    assert_eq!(
+        client.get_info().protocol_version,
+        ProtocolVersion::V_2025_11_25
+    );
+}
+
+// covers: D13, F4, M6
+#[tokio::test]
+async fn on_2026_07_28_the_answer_goes_inside_the_retry_with_the_request_state() {
+    use ::rmcp::model::CallToolRequestParams;
+    use ::rmcp::ClientServiceExt;
+    use elicit::client::ScriptedAsker;
+
+    use crate::protocol_support::assert_mcp;
+
+    const V: &str = "2026-07-28";
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let (client_read, client_write) = tokio::io::split(client_io);
+    let handler = ElicitClient::new(ScriptedAsker::accept_defaults())
+        .with_protocol_version(ProtocolVersion::V_2026_07_28);
+    let lifecycle = handler.lifecycle();
+    let client = tokio::spawn(handler.serve_with_lifecycle((client_read, client_write), lifecycle));
+
+    let (server_read, mut server_write) = tokio::io::split(server_io);
+    let mut lines = BufReader::new(server_read).lines();
+    let mut next = async || -> (String, Value) {
+        let line = bounded("a client message", lines.next_line())
+            .await
+            .unwrap()
+            .expect("the client is still connected");
+        let message = serde_json::from_str(&line).unwrap();
+        (line, message)
+    };
+
+    // No initialize: server/discover, valid 2026-07-28.
+    let (_, discover) = next().await;
+    assert_eq!(discover["method"], "server/discover");
+    assert_mcp(V, "DiscoverRequest", &discover);
+    let reply = json!({ "jsonrpc": "2.0", "id": discover["id"], "result": {
+        "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+        "supportedVersions": [V], "capabilities": { "tools": {} },
+        "serverInfo": { "name": "raw-server", "version": "1" } } });
+    server_write
+        .write_all(format!("{reply}\n").as_bytes())
+        .await
+        .unwrap();
+    let client = bounded("the discovery", client).await.unwrap().unwrap();
+
+    let call = tokio::spawn(async move {
+        let result = client
+            .call_tool(CallToolRequestParams::new("t"))
+            .await
+            .map(|r| serde_json::to_value(r).unwrap());
+        (client, result)
+    });
+    let (_, first) = next().await;
+    assert_mcp(V, "CallToolRequest", &first);
+    assert!(first["params"].get("requestState").is_none());
+    // The input request: not alphabetical, every field with a default.
+    let input_required = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"resultType\":\"input_required\",\
+         \"inputRequests\":{{\"ask\":{{\"method\":\"elicitation/create\",\"params\":{{\
+         \"mode\":\"form\",\"message\":\"Confirm\",\"requestedSchema\":{{\"type\":\"object\",\
+         \"properties\":{{\"zeta\":{{\"type\":\"string\",\"default\":\"z\"}},\
+         \"alpha\":{{\"type\":\"integer\",\"default\":2}}}},\"required\":[\"zeta\"]}}}}}}}},\
+         \"requestState\":\"opaque-1\"}}}}",
+        first["id"]
+    );
+    server_write
+        .write_all(format!("{input_required}\n").as_bytes())
+        .await
+        .unwrap();
+
+    let (raw, retry) = next().await;
+    assert_mcp(V, "CallToolRequest", &retry);
+    assert_ne!(retry["id"], first["id"], "a new JSON-RPC id");
+    assert_eq!(
+        retry["params"]["requestState"], "opaque-1",
+        "echoed exactly"
+    );
+    let answer = &retry["params"]["inputResponses"]["ask"];
+    assert_mcp(V, "ElicitResult", answer);
+    assert_eq!(
+        answer,
+        &json!({ "action": "accept", "content": { "zeta": "z", "alpha": 2 } })
+    );
+    // The server's order, through rmcp's typed input request (D13).
+    assert!(
+        raw.find("\"zeta\"").unwrap() < raw.find("\"alpha\"").unwrap(),
+        "{raw}"
+    );
+    let done = json!({ "jsonrpc": "2.0", "id": retry["id"], "result": {
+        "resultType": "complete", "content": [{ "type": "text", "text": "ok" }] } });
+    server_write
+        .write_all(format!("{done}\n").as_bytes())
+        .await
+        .unwrap();
+    let (_client, result) = bounded("the tool call", call).await.unwrap();
+    assert_eq!(
+        result.expect("the call completes")["content"][0]["text"],
+        "ok"
+    );
+}

@@ -40,9 +40,16 @@
 //! - the capability the client declares in `initialize` is what the asker renders
 //!   ([C1](crate::rules#c1)).
 //!
-//! MCP 2026-07-28's input requests (`InputRequiredResult` in the answer to
-//! `tools/call`) are fulfilled by rmcp's `call_tool` through this same handler, and
-//! rmcp echoes the server's `requestState` on the retry ([M6](crate::rules#m6)).
+//! MCP 2026-07-28 has no `initialize`: serve with
+//! [`ElicitClient::lifecycle`] (`ClientServiceExt::serve_with_lifecycle`), which sends
+//! `server/discover` for that version. Its input requests (`InputRequiredResult` in
+//! the answer to `tools/call`) are fulfilled by rmcp's `call_tool` through this same
+//! handler, and rmcp echoes the server's `requestState` on the retry, with a new
+//! JSON-RPC id ([M6](crate::rules#m6)). Two limits are rmcp's: an input request
+//! arrives already typed (inside a result, which no tap sees), so it is answered from
+//! what rmcp kept; and a refusal (`-32602`) has no place in `inputResponses` (the
+//! 2026-07-28 schema allows results only), so rmcp fails the whole `call_tool` with
+//! it and the server hears nothing.
 //!
 //! # What rmcp's typed request loses, and how the raw one is recovered
 //!
@@ -59,8 +66,10 @@
 //! transport's reading half with [`RawTap::reader`] (stdio, a child process, any
 //! newline-delimited stream) and each `elicitation/create` is recorded by its JSON-RPC
 //! id as it goes by. Without a tap (Streamable HTTP reads its messages inside rmcp),
-//! the typed params are written back to JSON in the order rmcp kept, members it
-//! dropped lost.
+//! and for 2026-07-28 input requests, the typed params are written back to JSON in
+//! the order rmcp kept, members it dropped lost: a string's `pattern` (rmcp's
+//! `StringSchema` has none, so the answer is not checked against it), an option's
+//! `description`, a property's `_meta`.
 
 use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
@@ -76,7 +85,7 @@ use ::rmcp::model::{
     Implementation, NumberOrString, ProtocolVersion, UrlElicitationCapability,
 };
 use ::rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient};
-use ::rmcp::ErrorData;
+use ::rmcp::{ClientLifecycleMode, ErrorData};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, ReadBuf};
 
@@ -92,7 +101,7 @@ pub struct ElicitClient<A> {
     policy: ClientPolicy,
     tap: Option<RawTap>,
     implementation: Implementation,
-    protocol_version: ProtocolVersion,
+    protocol_version: Option<ProtocolVersion>,
     responder: OnceLock<Responder>,
 }
 
@@ -107,7 +116,7 @@ impl<A: Asker + 'static> ElicitClient<A> {
             policy: ClientPolicy::new(),
             tap: None,
             implementation: Implementation::new("elicit", env!("CARGO_PKG_VERSION")),
-            protocol_version: ProtocolVersion::default(),
+            protocol_version: None,
             responder: OnceLock::new(),
         }
     }
@@ -130,11 +139,45 @@ impl<A: Asker + 'static> ElicitClient<A> {
         self
     }
 
-    /// Offering this protocol version (rmcp's newest by default): `2025-11-25`, or
-    /// `2026-07-28` with its `server/discover` and input requests.
+    /// Speaking this protocol version: `2025-11-25` (the `initialize` handshake), or
+    /// `2026-07-28` (`server/discover`, per-request `_meta` and input requests). By
+    /// default the newest both sides support: see [`lifecycle`](Self::lifecycle).
     pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.protocol_version = version;
+        self.protocol_version = Some(version);
         self
+    }
+
+    /// How rmcp should start the connection for the version chosen, to pass to
+    /// [`ClientServiceExt::serve_with_lifecycle`](::rmcp::ClientServiceExt) (rmcp's
+    /// plain `serve` always sends `initialize`):
+    /// - a version without a handshake (`2026-07-28`): `server/discover` only, a
+    ///   legacy server being an error;
+    /// - an older version: `initialize` with it;
+    /// - no version given: `server/discover` offering rmcp's newest, falling back to
+    ///   `initialize` with `2025-11-25` when the server answers it as a legacy server
+    ///   does (a JSON-RPC error for the unknown method).
+    ///
+    /// ```
+    /// use elicit_core::client::ScriptedAsker;
+    /// use elicit_core::rmcp::client::ElicitClient;
+    /// use rmcp::model::ProtocolVersion;
+    /// use rmcp::ClientLifecycleMode;
+    ///
+    /// let client = ElicitClient::new(ScriptedAsker::accept_defaults())
+    ///     .with_protocol_version(ProtocolVersion::V_2026_07_28);
+    /// assert!(matches!(client.lifecycle(), ClientLifecycleMode::Discover { .. }));
+    /// ```
+    pub fn lifecycle(&self) -> ClientLifecycleMode {
+        match &self.protocol_version {
+            None => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::LATEST],
+                legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+            },
+            Some(version) if !version.has_initialize() => ClientLifecycleMode::Discover {
+                preferred_versions: vec![version.clone()],
+            },
+            Some(_) => ClientLifecycleMode::Initialize,
+        }
     }
 
     /// The modes this client declares: those its asker renders.
@@ -279,8 +322,13 @@ impl<A: Asker + 'static> ClientHandler for ElicitClient<A> {
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
         capabilities.elicitation = elicitation_capability(&self.modes);
-        ClientConfig::new(capabilities, self.implementation.clone())
-            .with_protocol_version(self.protocol_version.clone())
+        // What `initialize` offers; `server/discover` names its versions through
+        // `lifecycle`.
+        let version = self
+            .protocol_version
+            .clone()
+            .unwrap_or(ProtocolVersion::LATEST_WITH_INITIALIZE);
+        ClientConfig::new(capabilities, self.implementation.clone()).with_protocol_version(version)
     }
 }
 
