@@ -151,6 +151,7 @@ pub fn build_example(name: &str) -> PathBuf {
         ("rmcp_3", cfg!(feature = "rmcp_3")),
         ("html", cfg!(feature = "html")),
         ("axum", cfg!(feature = "axum")),
+        ("inquire", cfg!(feature = "inquire")),
     ]
     .into_iter()
     .filter_map(|(feature, on)| on.then_some(feature))
