@@ -6,6 +6,7 @@ mod common;
 mod protocol_support;
 
 mod acp_agent;
+mod acp_client;
 mod mcp_client;
 mod mcp_server;
 mod terminal_client;

@@ -9,6 +9,7 @@ mod forms;
 #[path = "../protocol_support/mod.rs"]
 mod protocol_support;
 
+mod acp_client;
 mod acp_sdk;
 mod agent_elicitor;
 mod agent_registry;

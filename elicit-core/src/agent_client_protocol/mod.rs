@@ -133,6 +133,7 @@
 
 mod ask;
 mod cancel;
+pub mod client;
 #[cfg(feature = "axum")]
 mod secret;
 #[cfg(feature = "url")]
