@@ -23,6 +23,7 @@
 //! Every tool result is text a model can read, and never an error for an answer the
 //! user gave.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use elicit::agent::{AskError, UrlRegistry, UserId};
@@ -30,7 +31,8 @@ use elicit::rmcp::PeerElicitor;
 use elicit::{Elicit, Elicited, Mode};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -202,6 +204,14 @@ fn tools() -> Vec<Tool> {
 }
 
 impl ServerHandler for PlanServer {
+    /// Up to 2025-11-25: this server pushes `elicitation/create` and reads the client's
+    /// capability from `initialize`, which 2026-07-28 has neither of (M6). Said here,
+    /// a client that discovers the newest version first (`mcp_client` by default) is
+    /// told so and falls back to `initialize`.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
             Implementation::new("elicit-mcp-server", env!("CARGO_PKG_VERSION")),

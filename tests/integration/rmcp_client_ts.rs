@@ -484,6 +484,11 @@ async fn an_sdk_server_gets_typed_answers_refusals_and_url_consent_from_elicit()
         !detail.is_empty() && reason.contains(detail),
         "{reason} / {detail}"
     );
+    assert_eq!(
+        reason.matches(detail).count(),
+        1,
+        "the reason says it once: {reason}"
+    );
     assert!(
         error_message.contains("address"),
         "the server gets the reason too: {error_message}"

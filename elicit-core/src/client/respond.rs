@@ -538,7 +538,11 @@ fn reason_of(error: &JsonRpcError) -> String {
         .and_then(|d| d.get("message"))
         .and_then(Value::as_str)
     {
-        Some(detail) if detail != error.message() => format!("{} ({detail})", error.message()),
+        // The message of an error this crate builds already ends with its detail
+        // ("Invalid params: …"): say it once.
+        Some(detail) if !error.message().contains(detail) => {
+            format!("{} ({detail})", error.message())
+        }
         _ => error.message().to_owned(),
     }
 }
