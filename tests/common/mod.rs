@@ -183,3 +183,20 @@ pub fn build_example(name: &str) -> PathBuf {
         .find_map(|message| message["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("cargo built the `{name}` example but reported no executable"))
 }
+
+/// Waits for `child` to exit, killing it and failing the test when it is still
+/// running after `limit`; then its captured output.
+pub fn wait_bounded(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+) -> std::process::Output {
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("the child's status").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the child did not finish within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("the child's output")
+}

@@ -8,7 +8,7 @@
 ))]
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common;
 
@@ -17,7 +17,7 @@ use crate::common;
 fn run_client(args: &[&str], agent: &str) -> (String, bool) {
     let client = common::build_example("acp_client");
     let agent = common::build_example(agent);
-    let mut child = Command::new(client)
+    let child = Command::new(client)
         .args(args)
         .arg("--")
         .arg(agent)
@@ -26,18 +26,7 @@ fn run_client(args: &[&str], agent: &str) -> (String, bool) {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("the client starts");
-    let started = Instant::now();
-    loop {
-        if child.try_wait().expect("the client's status").is_some() {
-            break;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("the client did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = child.wait_with_output().expect("the client's output");
+    let output = common::wait_bounded(child, Duration::from_secs(60));
     (
         String::from_utf8_lossy(&output.stdout).into_owned(),
         output.status.success(),

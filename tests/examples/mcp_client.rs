@@ -34,18 +34,7 @@ fn run_client(args: &[&str], input: &str) -> (String, bool) {
         .expect("piped stdin")
         .write_all(input.as_bytes())
         .expect("the answers are written");
-    let started = Instant::now();
-    loop {
-        if child.try_wait().expect("the client's status").is_some() {
-            break;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("the client did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = child.wait_with_output().expect("the client's output");
+    let output = common::wait_bounded(child, Duration::from_secs(60));
     (
         String::from_utf8_lossy(&output.stdout).into_owned(),
         output.status.success(),
