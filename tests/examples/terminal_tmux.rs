@@ -157,15 +157,28 @@ impl Tmux {
 
     /// Waits until the pane has shown `text`; returns the history then.
     fn wait_for(&self, text: &str) -> String {
+        self.wait_for_all(&[text])
+    }
+
+    /// Waits until the pane has shown every one of `texts`; returns the history then.
+    /// A prompt is drawn in more than one write (its question line, then its options
+    /// and help), so what belongs to one prompt is waited for together, never read
+    /// from the capture that first showed the question line.
+    fn wait_for_all(&self, texts: &[&str]) -> String {
         let start = Instant::now();
         loop {
             let history = self.history();
-            if history.contains(text) {
+            if texts.iter().all(|text| history.contains(text)) {
                 return history;
             }
             if start.elapsed() > WAIT {
+                let missing: Vec<&str> = texts
+                    .iter()
+                    .copied()
+                    .filter(|text| !history.contains(text))
+                    .collect();
                 panic!(
-                    "[{}] `{text}` was not shown within {WAIT:?}; the screen:\n{}",
+                    "[{}] {missing:?} not shown within {WAIT:?}; the screen:\n{}",
                     self.name,
                     self.screen()
                 );
@@ -265,7 +278,10 @@ fn the_kitchen_sink_form_in_a_real_terminal() {
     let tmux = Tmux::start("kitchen_sink", &["--agent", "release-bot"]);
 
     // K1, K4: who asks and why, before the first question.
-    let first = tmux.wait_for("? [1/11] Release name * (spring-cleanup)");
+    let first = tmux.wait_for_all(&[
+        "? [1/11] Release name * (spring-cleanup)",
+        "[text, from 3 to 20 characters",
+    ]);
     let opening: Vec<&str> = first.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(
         opening.first().copied(),
@@ -302,8 +318,7 @@ fn the_kitchen_sink_form_in_a_real_terminal() {
     tmux.wait_for("> [2/11] Notify * ada@example.com");
 
     // An optional field left empty.
-    tmux.wait_for("? [3/11] Release notes");
-    assert_in(&tmux.screen(), &["A page about it · an absolute URI"]);
+    tmux.wait_for_all(&["? [3/11] Release notes", "A page about it · an absolute URI"]);
     tmux.keys(&["Enter"]);
     tmux.wait_for("> [3/11] Release notes (no answer)");
 
@@ -338,30 +353,27 @@ fn the_kitchen_sink_form_in_a_real_terminal() {
     tmux.wait_for("> [7/11] Announce it No");
 
     // An untitled optional select without a default starts on "(leave empty)".
-    let region = tmux.wait_for("? [8/11] region");
-    assert_in(&region, &["> (leave empty)"]);
+    tmux.wait_for_all(&["? [8/11] region", "> (leave empty)"]);
     tmux.keys(&["Up", "Up", "Enter"]);
     tmux.wait_for("> [8/11] region us");
 
     // A titled select: titles and descriptions shown, the value sent.
-    let channel = tmux.wait_for("? [9/11] Channel *");
-    assert_in(
-        &channel,
-        &[
-            "> Stable",
-            "Beta — early adopters",
-            "(decline this request)",
-        ],
-    );
+    tmux.wait_for_all(&[
+        "? [9/11] Channel *",
+        "> Stable",
+        "Beta — early adopters",
+        "(decline this request)",
+    ]);
     tmux.keys(&["Down", "Enter"]);
     tmux.wait_for("> [9/11] Channel * Beta\n");
 
     // An untitled multi select: three of at most two refused at Enter, then two.
-    let platforms = tmux.wait_for("? [10/11] platforms *");
-    assert_in(
-        &platforms,
-        &["[x] linux", "[ ] macos", "from 1 to 2 of them"],
-    );
+    tmux.wait_for_all(&[
+        "? [10/11] platforms *",
+        "[x] linux",
+        "[ ] macos",
+        "from 1 to 2 of them",
+    ]);
     tmux.keys(&["Down", "Space", "Down", "Space", "Enter"]);
     tmux.wait_for("! `platforms`: has 3 items; choose at most 2");
     tmux.assert_refused_at_entry(
@@ -524,8 +536,7 @@ fn escape_and_ctrl_c_cancel_and_decline_declines() {
         listed.wait_for(&format!("? {field}"));
         listed.keys(&["Enter"]);
     }
-    let announce = listed.wait_for("? [7/11] Announce it");
-    assert_in(&announce, &["(decline this request)"]);
+    listed.wait_for_all(&["? [7/11] Announce it", "(decline this request)"]);
     listed.keys(&["Down", "Down", "Down", "Enter"]);
     listed.wait_for("Declined: the agent is told you refused this request.");
     assert_eq!(listed.answer(), json!({ "action": "decline" }));
