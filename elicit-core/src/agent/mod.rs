@@ -74,6 +74,8 @@ pub use elicitor::{ElicitError, Elicitor};
 pub use ids::{ConnectionId, UserId};
 pub use outcome::{UnknownActionError, UrlOutcome};
 #[cfg(feature = "url")]
+pub(crate) use registry::random_hex;
+#[cfg(feature = "url")]
 pub use registry::{
     CompletionError, PendingUrl, RegistryError, RegistryLimits, UrlEntry, UrlRegistry, UrlState,
 };
