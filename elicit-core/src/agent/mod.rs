@@ -73,7 +73,8 @@ pub use ask::AskError;
 pub use elicitor::{ElicitError, Elicitor};
 pub use ids::{ConnectionId, UserId};
 pub use outcome::{UnknownActionError, UrlOutcome};
-#[cfg(feature = "url")]
+// The page server mints its tokens as the registry mints ids.
+#[cfg(feature = "axum")]
 pub(crate) use registry::random_hex;
 #[cfg(feature = "url")]
 pub use registry::{
