@@ -56,11 +56,15 @@ pub mod typed;
 // Internals: reached from the public modules and from `__private` only.
 mod format;
 mod pattern;
+mod store;
 #[cfg(feature = "url")]
 mod url_error;
 #[cfg(feature = "url")]
 mod url_safety;
 mod vocab;
+
+#[cfg(test)]
+mod layers;
 
 // The names an author needs first; everything else is in its module.
 pub use agent::{ElicitError, Elicitor};

@@ -73,6 +73,9 @@ pub use ask::AskError;
 pub use elicitor::{ElicitError, Elicitor};
 pub use ids::{ConnectionId, UserId};
 pub use outcome::{UnknownActionError, UrlOutcome};
+// The page server mints its tokens as the registry mints ids.
+#[cfg(feature = "axum")]
+pub(crate) use registry::random_hex;
 #[cfg(feature = "url")]
 pub use registry::{
     CompletionError, PendingUrl, RegistryError, RegistryLimits, UrlEntry, UrlRegistry, UrlState,

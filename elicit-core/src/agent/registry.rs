@@ -696,15 +696,22 @@ impl UrlRegistry {
 /// A fresh id: 128 bits from the operating system's CSPRNG, in lowercase hex (32
 /// characters, safe in any JSON string, URL or log line).
 fn mint_id() -> Result<String, RegistryError> {
-    let mut bytes = [0u8; ID_BYTES];
-    getrandom::fill(&mut bytes).map_err(|e| RegistryError::RandomnessUnavailable(e.to_string()))?;
+    random_hex::<ID_BYTES>().map_err(|e| RegistryError::RandomnessUnavailable(e.to_string()))
+}
+
+/// `N` bytes from the operating system's CSPRNG in lowercase hex (`2 * N` characters):
+/// every unguessable id and token of the crate (URL elicitation ids here, the page's
+/// tokens and browser bindings in `axum`).
+pub(crate) fn random_hex<const N: usize>() -> Result<String, getrandom::Error> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut id = String::with_capacity(ID_BYTES * 2);
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes)?;
+    let mut out = String::with_capacity(N * 2);
     for byte in bytes {
-        id.push(char::from(HEX[usize::from(byte >> 4)]));
-        id.push(char::from(HEX[usize::from(byte & 0x0f)]));
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0x0f)]));
     }
-    Ok(id)
+    Ok(out)
 }
 
 #[cfg(test)]

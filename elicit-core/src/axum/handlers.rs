@@ -11,7 +11,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use super::{hex, Answer, PageTicket, Shared};
+use super::{Answer, PageTicket, Shared};
+use crate::agent::random_hex;
 use crate::client::html::{HtmlForm, Submission, SubmitAction};
 
 /// The largest body read: far above any form's answer (D12 bounds the form), small
@@ -81,9 +82,7 @@ fn show_page(shared: &Shared, token: &str, headers: &HeaderMap) -> Result<Respon
                 break;
             }
             None => {
-                let mut bytes = [0u8; 16];
-                getrandom::fill(&mut bytes).map_err(|_| unavailable())?;
-                let browser = hex(&bytes);
+                let browser = random_hex::<16>().map_err(|_| unavailable())?;
                 match shared.store.compare_and_swap(
                     token,
                     &ticket,

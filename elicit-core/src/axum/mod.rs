@@ -83,7 +83,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::agent::{MemoryStore, Store, StoreError, UserId};
+use crate::agent::{random_hex, MemoryStore, Store, StoreError, UserId};
 use crate::client::AgentIdentity;
 use crate::content::ValidationErrors;
 use crate::schema::RequestedSchema;
@@ -579,17 +579,5 @@ impl std::error::Error for PageError {
 
 /// A fresh token: 256 bits from the operating system's random source, in lowercase hex.
 fn mint_token() -> Result<String, PageError> {
-    let mut bytes = [0u8; TOKEN_BYTES];
-    getrandom::fill(&mut bytes).map_err(|e| PageError::RandomnessUnavailable(e.to_string()))?;
-    Ok(hex(&bytes))
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        out.push(char::from(HEX[usize::from(byte >> 4)]));
-        out.push(char::from(HEX[usize::from(byte & 0x0f)]));
-    }
-    out
+    random_hex::<TOKEN_BYTES>().map_err(|e| PageError::RandomnessUnavailable(e.to_string()))
 }

@@ -17,10 +17,10 @@ use std::fmt;
 use serde_json::{Map, Number, Value};
 
 use super::identity::AgentIdentity;
+use crate::content::check::check_value;
 use crate::content::ValidationErrorKind;
 use crate::content::ValidationErrors;
 use crate::protocol::{CreateElicitation, ElicitationResponse, InvalidParamsReason, JsonRpcError};
-use crate::schema::check::check_value;
 use crate::schema::{Options, Property, PropertyKind, RequestedSchema, Unenforced};
 
 /// The kind of input a field needs ([F2](crate::rules#f2)).

@@ -12,31 +12,51 @@
 //! variants that can never be mistaken for the known kinds ([E6](crate::rules#e6), [D7](crate::rules#d7), [D8](crate::rules#d8)).
 
 use std::borrow::Cow;
+use std::fmt;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
 use crate::pattern::{compile_pattern, DEFAULT_PATTERN_SIZE_LIMIT};
+use crate::store::key::same_text;
 
-pub(crate) mod check;
 mod emit;
 pub(crate) mod error;
-pub(crate) mod index;
 mod lint;
-pub(crate) mod list;
 pub(crate) mod parse;
-pub(crate) mod plan;
-pub(crate) mod text;
 
 pub use crate::format::Format;
 pub use crate::pattern::PatternError;
+pub use crate::store::{List, Text};
 pub use crate::vocab::{SecretHit, SecretKind};
 pub use error::{SchemaError, SchemaErrorKind};
 pub use lint::{Finding, FindingKind};
-pub use list::List;
 pub use parse::{Limits, ParseMode, ParseOptions};
-pub use text::Text;
-pub(crate) use text::TextPool;
+
+/// What the model needs of validation, which is built on it (`content`): a slot for
+/// the tables validation builds from a schema on need and keeps beside it, and the
+/// check of a `default` against its own property that the strict parse makes
+/// ([D11](crate::rules#d11)).
+///
+/// The model declares what it needs and never names the module that answers it:
+/// `content` implements this for [`Validator`], so data flows one way (`schema` →
+/// `content`) while a schema still carries its tables, at no cost at run time (the
+/// slot's type is known at compile time; nothing is boxed or looked up).
+pub(crate) trait Validation {
+    /// What validation keeps beside a schema.
+    type Tables: fmt::Debug + Send + Sync;
+    /// The tables of a schema that has not validated yet (usable in a `static`).
+    const NO_TABLES: Self::Tables;
+    /// The first rule `value` breaks as the `default` of a property of this kind, as a
+    /// sentence; `None` when it is valid.
+    fn default_violation(kind: &PropertyKind, value: &Value) -> Option<String>;
+}
+
+/// The crate's validation, as the model sees it ([`Validation`]).
+pub(crate) enum Validator {}
+
+/// What validation keeps beside each schema ([`Validation::Tables`]).
+pub(crate) type Tables = <Validator as Validation>::Tables;
 
 /// A `_meta` object or a set of preserved members: JSON object members in order.
 pub type Meta = Map<String, Value>;
@@ -83,8 +103,8 @@ pub struct RequestedSchema {
     pub(crate) extra: Option<Box<Meta>>,
     /// The wire JSON, computed once on first use (see [`RequestedSchema::as_json`]).
     pub(crate) wire: OnceLock<Value>,
-    /// The property names sorted, built on first need by `validate` (`schema::index`).
-    pub(crate) names: index::NameIndex,
+    /// What validation builds from the properties on need ([`Validation`]).
+    pub(crate) tables: Tables,
 }
 
 impl Clone for RequestedSchema {
@@ -96,7 +116,7 @@ impl Clone for RequestedSchema {
             meta: self.meta.clone(),
             extra: self.extra.clone(),
             wire: OnceLock::new(),
-            names: index::NameIndex::new(),
+            tables: Validator::NO_TABLES,
         }
     }
 }
@@ -135,7 +155,7 @@ impl RequestedSchema {
             meta: None,
             extra: None,
             wire: OnceLock::new(),
-            names: index::NameIndex::new(),
+            tables: Validator::NO_TABLES,
         }
     }
 
@@ -152,7 +172,7 @@ impl RequestedSchema {
             meta: None,
             extra: None,
             wire: OnceLock::new(),
-            names: index::NameIndex::new(),
+            tables: Validator::NO_TABLES,
         };
         schema.check()?;
         Ok(schema)
@@ -761,8 +781,8 @@ impl Options {
     #[inline]
     pub fn position(&self, value: &str) -> Option<usize> {
         match self {
-            Options::Untitled(v) => v.iter().position(|s| index::same_text(s, value)),
-            Options::Titled(v) => v.iter().position(|o| index::same_text(&o.value, value)),
+            Options::Untitled(v) => v.iter().position(|s| same_text(s, value)),
+            Options::Titled(v) => v.iter().position(|o| same_text(&o.value, value)),
         }
     }
 

@@ -11,10 +11,11 @@ use std::hash::Hash;
 
 use serde_json::{Map, Value};
 
+use crate::content::check::check_string;
+use crate::content::json_type_name;
 use crate::content::ValidationErrorKind;
 use crate::content::{ValidationError, ValidationErrors};
 use crate::protocol::{Action, ElicitationResponse};
-use crate::schema::check::{check_string, json_type_name};
 use crate::schema::parse::value_to_i64;
 use crate::schema::{
     EnumOption, FormatSpec, Property, PropertyKind, RequestedSchema, StringSchema, Text,
@@ -664,7 +665,7 @@ fn option_index<T: SelectOption>(value: &str) -> usize {
 mod tests {
     use super::private::{property_kind as kind, Attrs, Num};
     use super::*;
-    use crate::schema::check::check_value;
+    use crate::content::check::check_value;
     use serde_json::json;
 
     /// Values around every edge the fast paths decide on: types, bounds, integers

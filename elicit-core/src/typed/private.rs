@@ -25,9 +25,9 @@ pub use crate::schema::{
     PropertyKind, PropertySchema, RequestedSchema, SingleSelectSchema, StringSchema, Text,
 };
 
-use crate::schema::check::{check_value, json_type_name};
-use crate::schema::index::same;
-use crate::schema::plan::{Key, KeyTable};
+use crate::content::check::check_value;
+use crate::content::json_type_name;
+use crate::store::key::{same, Key, KeyTable};
 
 /// A numeric literal from an attribute.
 #[derive(Debug, Clone, Copy)]

@@ -7,10 +7,10 @@ use super::markup::Markup;
 use super::submit::{Submission, SubmitAction};
 use super::{ACTION_FIELD, FIELD_PREFIX};
 use crate::client::AgentIdentity;
+use crate::content::check::check_value;
 use crate::content::{ValidationErrorKind, ValidationErrors};
 use crate::format::Format;
 use crate::protocol::CreateElicitation;
-use crate::schema::check::check_value;
 use crate::schema::{FormatSpec, Options, Property, PropertyKind, RequestedSchema};
 
 /// The options of an HTML form; [`render`](super::render) is `HtmlForm::new(schema).render()`.

@@ -7,10 +7,9 @@ use serde_json::Value;
 
 use super::numbers::{exact_f64, value_to_i64};
 use super::{Parser, Ptr};
-use crate::schema::check::check_value;
 use crate::schema::error::SchemaErrorKind as K;
-use crate::schema::text::Attach;
-use crate::schema::{PropertyKind, PropertySchema, Text};
+use crate::schema::{PropertyKind, PropertySchema, Text, Validation, Validator};
+use crate::store::Attach;
 
 /// A `default` waiting for its check, and where its problems go.
 pub(super) struct PendingDefault<'v> {
@@ -75,9 +74,7 @@ impl Parser<'_> {
         schema: &mut PropertySchema,
     ) {
         let DefaultValue { value, texts } = default;
-        let mut reasons = Vec::new();
-        check_value(&schema.kind, value, &mut |v| reasons.push(v.to_string()));
-        if let Some(reason) = reasons.into_iter().next() {
+        if let Some(reason) = Validator::default_violation(&schema.kind, value) {
             if self.strict {
                 self.err(at, K::InvalidDefault { reason });
             }

@@ -10,11 +10,14 @@
 use serde_json::Value;
 
 use super::error::{push_pointer, SchemaError, SchemaErrorKind as K, SchemaIssue};
-use super::list::Lists;
-use super::{PropertyKind, RequestedSchema, TextPool};
+use super::{PropertyKind, RequestedSchema};
 use crate::pattern::{DEFAULT_PATTERN_MAX_LEN, DEFAULT_PATTERN_SIZE_LIMIT};
+use crate::store::TextPool;
+use lists::Lists;
 
+mod attach;
 mod defaults;
+mod lists;
 mod members;
 mod numbers;
 mod property;

@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 use super::defaults::PendingDefault;
 use super::{json_type, Parser, Ptr, ROOT};
 use crate::schema::error::{SchemaError, SchemaErrorKind as K};
-use crate::schema::index::same_text;
-use crate::schema::text::Attach;
-use crate::schema::{Property, RequestedSchema};
+use crate::schema::{Property, RequestedSchema, Validation, Validator};
+use crate::store::key::same_text;
+use crate::store::Attach;
 
 impl Parser<'_> {
     /// The schema, or every problem found.
@@ -132,7 +132,7 @@ impl Parser<'_> {
             meta: meta.map(Box::new),
             extra: extra.map(Box::new),
             wire: OnceLock::new(),
-            names: crate::schema::index::NameIndex::new(),
+            tables: Validator::NO_TABLES,
         })
     }
 

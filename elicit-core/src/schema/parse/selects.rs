@@ -8,10 +8,10 @@ use serde_json::Value;
 use super::property::{Kw, PropBuilder};
 use super::{is_annotation_keyword, json_type, Parser, Ptr};
 use crate::schema::error::SchemaErrorKind as K;
-use crate::schema::index::same;
 use crate::schema::{
     EnumOption, List, MultiSelectSchema, Options, PropertyKind, SingleSelectSchema, Text,
 };
+use crate::store::key::same;
 
 /// Option values seen so far ([D4](crate::rules#d4)): a linear scan of a stack array for the short lists
 /// forms have (no allocation), a hash set past that, so a list at the option limit
@@ -186,7 +186,7 @@ impl Parser<'_> {
     }
 
     /// An `enum` list's values; `may_share`: the list may be a span of the parse's
-    /// shared buffer ([`Lists`](crate::schema::list::Lists)).
+    /// shared buffer ([`Lists`](super::lists::Lists)).
     fn untitled_options(&mut self, v: &Value, at: &Ptr<'_>, may_share: bool) -> Option<List<Text>> {
         let list = self.options_array(v, at, "enum")?;
         // Short lists are checked for duplicates against the items before (no set to

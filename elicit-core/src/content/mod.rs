@@ -3,14 +3,26 @@
 //! Validation follows JSON Schema 2020-12 with format assertion on ([V1](crate::rules#v1)–[V7](crate::rules#v7)): content is
 //! valid exactly when such a validator says so for the same schema. Every violation is
 //! reported, each with the property and the rule, not only the first.
-
-use std::fmt;
+//!
+//! Validation has this one home: the rules applied to a value and to a whole answer
+//! (`check`), what they report ([`ValidationErrorKind`], [`ValidationError`],
+//! [`ValidationErrors`]), and the tables a schema keeps to apply them fast: its names
+//! sorted for the keys out of order (`index`) and, from its second validation, a check
+//! plan laid out for the walk (`plan`). It is built on the model (`schema`), never the
+//! reverse: the model holds the tables in a slot whose type this module chooses, and
+//! its strict parse checks defaults by these rules through the same interface.
 
 use serde_json::{Map, Value};
 
-use crate::schema::check::json_type_name;
-pub use crate::schema::check::ValidationErrorKind;
 use crate::schema::RequestedSchema;
+
+pub(crate) mod check;
+mod error;
+pub(crate) mod index;
+pub(crate) mod plan;
+
+pub(crate) use error::json_type_name;
+pub use error::{ValidationError, ValidationErrorKind, ValidationErrors};
 
 /// One value of an accepted form's content ([R3](crate::rules#r3)).
 #[derive(Debug, Clone, PartialEq)]
@@ -106,121 +118,6 @@ impl TryFrom<&Value> for ContentValue {
 
 /// A map of property names to content values, in order.
 pub type Content = Map<String, Value>;
-
-/// One failing property and the rule it broke.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ValidationError {
-    /// The property's wire name; `None` when the content as a whole is wrong.
-    pub property: Option<String>,
-    /// The rule broken.
-    pub kind: ValidationErrorKind,
-}
-
-impl ValidationError {
-    /// A violation of one property.
-    pub fn new(property: impl Into<String>, violation: ValidationErrorKind) -> Self {
-        ValidationError {
-            property: Some(property.into()),
-            kind: violation,
-        }
-    }
-
-    /// The JSON pointer of the offending value in the content (`""` for the content).
-    pub fn pointer(&self) -> String {
-        match &self.property {
-            Some(p) => crate::schema::error::push_pointer("", p),
-            None => String::new(),
-        }
-    }
-}
-
-impl fmt::Display for ValidationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.property {
-            Some(p) => write!(f, "`{p}` {}", self.kind),
-            None => write!(f, "{}", self.kind),
-        }
-    }
-}
-
-/// Every violation found in an answer. Never empty.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ValidationErrors {
-    errors: Vec<ValidationError>,
-}
-
-impl ValidationErrors {
-    /// Collects violations; `None` when there are none.
-    pub fn from_vec(errors: Vec<ValidationError>) -> Option<Self> {
-        (!errors.is_empty()).then_some(ValidationErrors { errors })
-    }
-
-    /// A single violation.
-    pub fn single(error: ValidationError) -> Self {
-        ValidationErrors {
-            errors: vec![error],
-        }
-    }
-
-    /// The violations, in property order.
-    pub fn errors(&self) -> &[ValidationError] {
-        &self.errors
-    }
-
-    /// The violations of one property.
-    pub fn for_property<'a>(
-        &'a self,
-        name: &'a str,
-    ) -> impl Iterator<Item = &'a ValidationErrorKind> + 'a {
-        self.errors
-            .iter()
-            .filter(move |e| e.property.as_deref() == Some(name))
-            .map(|e| &e.kind)
-    }
-
-    /// How many violations there are.
-    pub fn len(&self) -> usize {
-        self.errors.len()
-    }
-
-    /// Always false: a `ValidationErrors` holds at least one violation.
-    pub fn is_empty(&self) -> bool {
-        self.errors.is_empty()
-    }
-}
-
-impl fmt::Display for ValidationErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.errors.as_slice() {
-            [one] => one.fmt(f),
-            many => {
-                write!(f, "{} problems with the answer:", many.len())?;
-                for e in many {
-                    write!(f, "\n  - {e}")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl std::error::Error for ValidationErrors {}
-
-impl IntoIterator for ValidationErrors {
-    type Item = ValidationError;
-    type IntoIter = std::vec::IntoIter<ValidationError>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.errors.into_iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a ValidationErrors {
-    type Item = &'a ValidationError;
-    type IntoIter = std::slice::Iter<'a, ValidationError>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.errors.iter()
-    }
-}
 
 impl RequestedSchema {
     /// Validates an answer's `content` (any JSON; a non-object is an error, not a

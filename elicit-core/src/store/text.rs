@@ -21,8 +21,6 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::Arc;
 
-use super::{EnumOption, FormatSpec, Options, Pattern, Property, PropertyKind, PropertySchema};
-
 /// A string of a schema: a name, title, description, option value, default or pattern.
 ///
 /// It reads as a `&str` (it derefs to one) and is cheap to clone (24 bytes, no
@@ -464,7 +462,8 @@ impl TextPool {
 
 /// Attaching a frozen [`TextPool`] buffer to every pending text of a value. Each
 /// implementation names every text field of its type (the destructuring is exhaustive,
-/// so a new field cannot be forgotten).
+/// so a new field cannot be forgotten); those of the schema's types are the parse's
+/// (`schema::parse::attach`).
 pub(crate) trait Attach {
     fn attach(&mut self, buffer: &Arc<String>);
 }
@@ -508,94 +507,6 @@ impl<T: Attach> Attach for [T] {
         for item in self {
             item.attach(buffer);
         }
-    }
-}
-
-impl Attach for Property {
-    #[inline]
-    fn attach(&mut self, buffer: &Arc<String>) {
-        let Property {
-            name,
-            required: _,
-            schema,
-        } = self;
-        name.attach(buffer);
-        schema.attach(buffer);
-    }
-}
-
-impl Attach for PropertySchema {
-    #[inline]
-    fn attach(&mut self, buffer: &Arc<String>) {
-        let PropertySchema {
-            title,
-            description,
-            kind,
-            meta: _,
-            extra: _,
-        } = self;
-        title.attach(buffer);
-        description.attach(buffer);
-        match kind {
-            PropertyKind::String(s) => {
-                let super::StringSchema {
-                    min_length: _,
-                    max_length: _,
-                    pattern,
-                    format,
-                    default,
-                } = s;
-                if let Some(Pattern { source, .. }) = pattern {
-                    source.attach(buffer);
-                }
-                if let Some(FormatSpec::Unknown(name)) = format {
-                    name.attach(buffer);
-                }
-                default.attach(buffer);
-            }
-            PropertyKind::SingleSelect(s) => {
-                let super::SingleSelectSchema { options, default } = s;
-                options.attach(buffer);
-                default.attach(buffer);
-            }
-            PropertyKind::MultiSelect(m) => {
-                let super::MultiSelectSchema {
-                    options,
-                    min_items: _,
-                    max_items: _,
-                    default,
-                } = m;
-                options.attach(buffer);
-                default.attach(buffer);
-            }
-            PropertyKind::Number(_)
-            | PropertyKind::Integer(_)
-            | PropertyKind::Boolean(_)
-            | PropertyKind::Unknown(_) => {}
-        }
-    }
-}
-
-impl Attach for Options {
-    fn attach(&mut self, buffer: &Arc<String>) {
-        match self {
-            Options::Untitled(values) => values.attach(buffer),
-            Options::Titled(options) => options.attach(buffer),
-        }
-    }
-}
-
-impl Attach for EnumOption {
-    fn attach(&mut self, buffer: &Arc<String>) {
-        let EnumOption {
-            value,
-            title,
-            description,
-            meta: _,
-        } = self;
-        value.attach(buffer);
-        title.attach(buffer);
-        description.attach(buffer);
     }
 }
 

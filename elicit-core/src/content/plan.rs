@@ -1,7 +1,7 @@
 //! The check plan: what `validate` needs of each property, laid out for the walk over an
 //! answer, built from a schema the second time it validates.
 //!
-//! A schema's properties are built for the wire and for forms: a name is a [`Text`] whose
+//! A schema's properties are built for the wire and for forms: a name is a [`Text`](crate::schema::Text) whose
 //! bytes sit behind a reference-counted buffer, bounds are `Option`s, and options are
 //! texts too. Validating an answer against them reads all of that for every key. The
 //! plan keeps, per property, its name as a length and two words (for names of up to 16
@@ -22,12 +22,11 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value};
 
 use super::check::{admits, exact_f64, length_within};
-use super::index::{word4, word8};
 use crate::format::Format;
-
-use super::{FormatSpec, Options, Property, PropertyKind, RequestedSchema};
+use crate::schema::{FormatSpec, Options, Property, PropertyKind, RequestedSchema};
 #[cfg(test)]
-use super::{PropertySchema, Text};
+use crate::schema::{PropertySchema, Text};
+use crate::store::key::{Key, KeyTable, EXACT_KEY};
 
 /// Up to this many options, a select's options are scanned; above it, binary searched.
 const SCAN_OPTIONS: usize = 16;
@@ -148,79 +147,6 @@ struct OptionRange {
     sorted: bool,
 }
 
-/// A text as its length and two words that, for texts of up to 16 bytes, determine its
-/// bytes: two keys of equal length are equal exactly when their texts are.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Key {
-    len: usize,
-    head: u64,
-    tail: u64,
-}
-
-/// Beyond this length two keys can be equal while their texts differ.
-const EXACT_KEY: usize = 16;
-
-impl Key {
-    #[inline(always)]
-    pub(crate) fn of(bytes: &[u8]) -> Key {
-        let n = bytes.len();
-        let (head, tail) = match n {
-            0 => (0, 0),
-            // Bytes 0, n / 2 and n - 1 are every byte of a text this short.
-            1..=3 => (
-                u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16,
-                0,
-            ),
-            4..=7 => (
-                u64::from(word4(bytes, 0)) | u64::from(word4(bytes, n - 4)) << 32,
-                0,
-            ),
-            _ => (word8(bytes, 0), word8(bytes, n - 8)),
-        };
-        Key { len: n, head, tail }
-    }
-
-    /// A slot in [`Plan::slots`] to start probing at. A product's bit depends only on
-    /// the factor's bits at or below it, and names often differ in their last bytes
-    /// only (the high bits of `head`), so the word is folded onto its low half before
-    /// the multiplication, whose upper half is kept.
-    #[inline(always)]
-    pub(crate) fn hash(&self) -> usize {
-        let mut x = self.head ^ self.tail.rotate_left(29) ^ self.len as u64;
-        x ^= x >> 32;
-        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize
-    }
-
-    /// Whether `bytes` are this key's text, when it is at most [`EXACT_KEY`] bytes long.
-    /// The words of `bytes` are read as [`Key::of`] reads them, longest texts first (the
-    /// usual names), and only those that can differ: a text of under 8 bytes has no
-    /// `tail`.
-    #[inline(always)]
-    fn is_short(&self, bytes: &[u8]) -> bool {
-        let n = bytes.len();
-        if n != self.len {
-            return false;
-        }
-        if n >= 8 {
-            return n <= EXACT_KEY
-                && word8(bytes, 0) == self.head
-                && word8(bytes, n - 8) == self.tail;
-        }
-        if n >= 4 {
-            return u64::from(word4(bytes, 0)) | u64::from(word4(bytes, n - 4)) << 32 == self.head;
-        }
-        Key::of(bytes).head == self.head
-    }
-
-    /// Whether `bytes` are this key's text (`text` reads it, for long texts only).
-    #[inline(always)]
-    fn matches<'a>(&self, bytes: &[u8], text: impl FnOnce() -> &'a [u8]) -> bool {
-        self.len == bytes.len()
-            && Key::of(bytes) == *self
-            && (self.len <= EXACT_KEY || text() == bytes)
-    }
-}
-
 impl Plan {
     fn new(properties: &[Property]) -> Plan {
         let mut options = Vec::new();
@@ -336,7 +262,7 @@ impl Plan {
         let properties = schema.properties();
         match (self.steps.get(next), properties.get(next)) {
             (Some(step), Some(p)) if step.name.matches(bytes, || p.name().as_bytes()) => Some(next),
-            _ => schema.names.search(properties, key, next),
+            _ => schema.tables.search(properties, key, next),
         }
     }
 
@@ -425,7 +351,7 @@ impl Plan {
         };
         match found {
             false => Verdict::Invalid,
-            true if wanted.len <= EXACT_KEY => Verdict::Valid,
+            true if wanted.is_exact() => Verdict::Valid,
             true => Verdict::Ask,
         }
     }
@@ -459,57 +385,6 @@ fn ask(schema: &RequestedSchema, i: usize, value: &Value) -> bool {
         .properties()
         .get(i)
         .is_some_and(|p| admits(p.schema().kind(), value))
-}
-
-/// Indices of `n` entries by hash: an open-addressing table of `index + 1` (0 for an
-/// empty slot), a power of two at least twice `n` long, so that an empty slot ends every
-/// probe. Each distinct entry is in it once, at its first index. The plan finds its steps
-/// with it, and a derived form its fields (`typed::private::Names`), when a key comes out
-/// of order.
-pub(crate) struct KeyTable(Box<[u32]>);
-
-impl KeyTable {
-    /// The table of entries `0..n`, by `hash_of`; `same` says whether two entries are
-    /// equal (the later one is left out).
-    pub(crate) fn new(
-        n: usize,
-        hash_of: impl Fn(usize) -> usize,
-        same: impl Fn(usize, usize) -> bool,
-    ) -> KeyTable {
-        let mut slots = vec![0_u32; (n * 2).next_power_of_two()];
-        let mask = slots.len() - 1;
-        for index in 0..n {
-            let mut at = hash_of(index);
-            loop {
-                let slot = &mut slots[at & mask];
-                match (*slot as usize).checked_sub(1) {
-                    // D12 bounds a schema to 256 properties, far from `u32`'s limit.
-                    None => {
-                        *slot = index as u32 + 1;
-                        break;
-                    }
-                    Some(first) if same(first, index) => break,
-                    Some(_) => at = at.wrapping_add(1),
-                }
-            }
-        }
-        KeyTable(slots.into_boxed_slice())
-    }
-
-    /// The first entry with this `hash` for which `is` holds.
-    #[inline]
-    pub(crate) fn find(&self, hash: usize, is: impl Fn(usize) -> bool) -> Option<usize> {
-        let mask = self.0.len().checked_sub(1)?;
-        let mut at = hash;
-        for _ in 0..self.0.len() {
-            let index = (*self.0.get(at & mask)? as usize).checked_sub(1)?;
-            if is(index) {
-                return Some(index);
-            }
-            at = at.wrapping_add(1);
-        }
-        None
-    }
 }
 
 impl Rule {
@@ -773,12 +648,12 @@ mod tests {
         let good = valid_content(&schema);
         let mut bad = good.clone();
         bad.insert("i".into(), json!(6));
-        assert!(schema.names.plan(schema.properties()).is_none());
+        assert!(schema.tables.plan(schema.properties()).is_none());
         for _ in 0..3 {
             assert!(schema.validate(&Value::Object(good.clone())).is_ok());
             assert!(schema.validate(&Value::Object(bad.clone())).is_err());
         }
-        assert!(schema.names.plan(schema.properties()).is_some());
+        assert!(schema.tables.plan(schema.properties()).is_some());
     }
 
     fn boolean() -> PropertySchema {
@@ -808,8 +683,8 @@ mod tests {
                 properties.push(Property::new(names[1].clone(), false, boolean()));
             }
             let plan = Plan::new(&properties);
-            assert!(plan.slots.0.len() >= 2 * properties.len());
-            assert!(plan.slots.0.len().is_power_of_two());
+            assert!(plan.slots.slots() >= 2 * properties.len());
+            assert!(plan.slots.slots().is_power_of_two());
             for (i, name) in names.iter().enumerate() {
                 assert_eq!(
                     plan.slot_of(Key::of(name.as_bytes())),

@@ -1,215 +1,35 @@
-//! What values a property admits: the V rules applied to one value.
+//! What values a property admits: the V rules applied to one value, and to a whole
+//! answer.
 //!
-//! This lives beside the model because the strict parse needs it too (a `default` must
-//! be valid for its own property, [D11](crate::rules#d11)); `content` applies it to every property of an
-//! answer, and the typed parsers of `#[derive(Elicit)]` apply it field by field, so all
-//! three agree by construction.
+//! One set of rules, three users: [`RequestedSchema::validate`] applies them to every
+//! property of an answer, the strict parse to each `default` against its own property
+//! ([D11](crate::rules#d11), through [`schema::Validation`](crate::schema::Validation)),
+//! and the typed parsers of `#[derive(Elicit)]` field by field, so all three agree by
+//! construction.
 
 use std::cmp::Ordering;
-use std::fmt;
 
 use serde_json::{Map, Number, Value};
 
-use super::{
+use super::error::{json_type_name, ValidationError, ValidationErrorKind};
+use super::index::NameIndex;
+use crate::schema::{
     FormatSpec, IntegerSchema, MultiSelectSchema, NumberSchema, Options, PropertyKind,
-    RequestedSchema, StringSchema,
+    RequestedSchema, StringSchema, Validation, Validator,
 };
-use crate::content::ValidationError;
-use crate::format::Format;
 
-/// One rule a value breaks.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ValidationErrorKind {
-    /// A required property is absent ([V5](crate::rules#v5)).
-    Missing,
-    /// A present `null`: not a value, for any property ([D10](crate::rules#d10)).
-    Null,
-    /// The answer (the content) is not a JSON object.
-    NotAnObject {
-        /// The JSON type found.
-        found: &'static str,
-    },
-    /// The value has the wrong JSON type.
-    WrongType {
-        /// The type the property needs.
-        expected: &'static str,
-        /// The JSON type found.
-        found: &'static str,
-    },
-    /// Fewer Unicode scalar values than `minLength` ([V1](crate::rules#v1), [D6](crate::rules#d6)).
-    TooShort {
-        /// `minLength`.
-        min: u32,
-        /// The length found.
-        len: usize,
-    },
-    /// More Unicode scalar values than `maxLength` ([V1](crate::rules#v1), [D6](crate::rules#d6)).
-    TooLong {
-        /// `maxLength`.
-        max: u32,
-        /// The length found.
-        len: usize,
-    },
-    /// No match for `pattern` anywhere in the value ([V4](crate::rules#v4)).
-    PatternMismatch {
-        /// The pattern.
-        pattern: String,
-    },
-    /// Not a valid value of the `format` ([V7](crate::rules#v7)).
-    InvalidFormat {
-        /// The format.
-        format: Format,
-    },
-    /// Below the inclusive `minimum`.
-    BelowMinimum {
-        /// `minimum`.
-        minimum: Number,
-    },
-    /// Above the inclusive `maximum`.
-    AboveMaximum {
-        /// `maximum`.
-        maximum: Number,
-    },
-    /// Not one of the options (the option's title instead of its value is this too).
-    NotAnOption {
-        /// The value found.
-        value: String,
-        /// When the value is the title of an option, that option's value.
-        did_you_mean: Option<String>,
-    },
-    /// A multi-select item that is not a string.
-    ItemWrongType {
-        /// Index in the array.
-        index: usize,
-        /// The JSON type found.
-        found: &'static str,
-    },
-    /// A multi-select item that is not one of the options.
-    ItemNotAnOption {
-        /// Index in the array.
-        index: usize,
-        /// The value found.
-        value: String,
-    },
-    /// Fewer items than `minItems` ([V6](crate::rules#v6)).
-    TooFewItems {
-        /// `minItems`.
-        min: u64,
-        /// The count found.
-        len: usize,
-    },
-    /// More items than `maxItems` ([V6](crate::rules#v6)).
-    TooManyItems {
-        /// `maxItems`.
-        max: u64,
-        /// The count found.
-        len: usize,
-    },
-    /// A valid JSON value that does not fit the Rust type of a typed field ([D5](crate::rules#d5)).
-    OutOfTypeRange {
-        /// The Rust type.
-        rust_type: &'static str,
-    },
-    /// A key the schema does not declare, refused because the typed parser denies
-    /// unknown fields ([D9](crate::rules#d9)).
-    UnknownField,
-    /// An answer to a form with a property whose type the client cannot show: the user
-    /// never saw that field, so the form cannot be accepted ([E6](crate::rules#e6)).
-    Unrenderable {
-        /// The property's `type` as received.
-        type_name: String,
-    },
-    /// A response whose `action` this crate does not know ([E6](crate::rules#e6)): not a success.
-    UnknownAction {
-        /// The action received.
-        action: String,
-    },
-}
+/// What the model needs of validation: the tables a schema keeps for it, and the check
+/// of a `default` by the same rules as an answer's value ([D11](crate::rules#d11)).
+impl Validation for Validator {
+    type Tables = NameIndex;
+    const NO_TABLES: NameIndex = NameIndex::new();
 
-impl fmt::Display for ValidationErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use ValidationErrorKind::*;
-        match self {
-            Missing => f.write_str("is required but missing"),
-            Null => f.write_str("is null; leave an optional field out instead of sending null"),
-            NotAnObject { found } => write!(f, "the answer must be a JSON object, found {found}"),
-            WrongType { expected, found } => write!(f, "must be {expected}, found {found}"),
-            TooShort { min, len } => write!(
-                f,
-                "is {len} character{} long; at least {min} required",
-                plural(*len)
-            ),
-            TooLong { max, len } => write!(
-                f,
-                "is {len} character{} long; at most {max} allowed",
-                plural(*len)
-            ),
-            PatternMismatch { pattern } => write!(f, "does not match the pattern `{pattern}`"),
-            InvalidFormat { format } => write!(f, "is not a valid {}", format_noun(*format)),
-            BelowMinimum { minimum } => write!(f, "must be at least {minimum}"),
-            AboveMaximum { maximum } => write!(f, "must be at most {maximum}"),
-            NotAnOption {
-                value,
-                did_you_mean: Some(v),
-            } => write!(
-                f,
-                "is `{value}`, an option's title; send its value `{v}` instead"
-            ),
-            NotAnOption { value, .. } => write!(f, "is `{value}`, which is not one of the options"),
-            ItemWrongType { index, found } => {
-                write!(f, "has {found} at item {index}; items must be option values (strings)")
-            }
-            ItemNotAnOption { index, value } => {
-                write!(f, "has `{value}` at item {index}, which is not one of the options")
-            }
-            TooFewItems { min, len } => {
-                write!(f, "has {len} item{}; choose at least {min}", plural(*len))
-            }
-            TooManyItems { max, len } => {
-                write!(f, "has {len} item{}; choose at most {max}", plural(*len))
-            }
-            OutOfTypeRange { rust_type } => write!(f, "does not fit in a `{rust_type}`"),
-            UnknownField => f.write_str("is not a field of this form"),
-            Unrenderable { type_name } => write!(
-                f,
-                "has the type `{type_name}`, which this client cannot show; decline or cancel instead"
-            ),
-            UnknownAction { action } => write!(
-                f,
-                "the client answered with the unknown action `{action}`; treat it as a failure, not as an answer"
-            ),
-        }
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-fn format_noun(format: Format) -> &'static str {
-    match format {
-        Format::Email => "email address",
-        Format::Uri => "absolute URI",
-        Format::Date => "date (YYYY-MM-DD)",
-        Format::DateTime => "RFC 3339 date-time",
-    }
-}
-
-/// The JSON type of a value, as a noun phrase for messages.
-pub(crate) fn json_type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a number",
-        Value::Number(_) => "an integer",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+    fn default_violation(kind: &PropertyKind, value: &Value) -> Option<String> {
+        let mut first = None;
+        check_value(kind, value, &mut |v| {
+            first.get_or_insert_with(|| v.to_string());
+        });
+        first
     }
 }
 
@@ -485,21 +305,21 @@ impl RequestedSchema {
     /// is present: the answer of [`RequestedSchema::content_violations`] being empty.
     #[inline(always)]
     pub(crate) fn admits_content(&self, content: &Map<String, Value>) -> bool {
-        match self.names.plan(self.properties()) {
+        match self.tables.plan(self.properties()) {
             Some(plan) => plan.admits(self, content),
             None => self.admits_content_directly(content),
         }
     }
 
     /// [`RequestedSchema::admits_content`] reading the properties themselves, without
-    /// the plan (`schema::plan`) that later validations build.
+    /// the plan (`content::plan`) that later validations build.
     pub(crate) fn admits_content_directly(&self, content: &Map<String, Value>) -> bool {
         let properties = self.properties();
         let mut next = 0;
         let mut matched = 0;
         let mut matched_required = 0;
         for (key, value) in content {
-            let Some(i) = self.names.find(properties, key, next) else {
+            let Some(i) = self.tables.find(properties, key, next) else {
                 // V5, D9: keys the schema does not declare are allowed.
                 continue;
             };
@@ -524,7 +344,7 @@ impl RequestedSchema {
         let mut found: Vec<(usize, ValidationError)> = Vec::new();
         let mut next = 0;
         for (key, value) in content {
-            let Some(i) = self.names.find(properties, key, next) else {
+            let Some(i) = self.tables.find(properties, key, next) else {
                 continue;
             };
             seen[i] = true;
@@ -667,6 +487,7 @@ const SIMD_COUNT: usize = 64;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::Format;
 
     // covers: V2, V3
     #[test]

@@ -12,15 +12,17 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use super::plan::{Plan, PlanCell};
-use super::{Property, Text};
+use crate::schema::Property;
+use crate::store::key::same_text;
 
 /// Up to this many properties, an out-of-order key is found by a scan (at most this
 /// many length comparisons); above it, by the sorted name table.
 const SCAN_LIMIT: usize = 8;
 
 /// The property indices sorted by name (length, then bytes; equal names by index),
-/// built on the first lookup that needs it. Kept by [`RequestedSchema`](super::RequestedSchema)
-/// beside its properties, which never change after construction.
+/// built on the first lookup that needs it. Kept by [`RequestedSchema`](crate::schema::RequestedSchema)
+/// beside its properties, which never change after construction, in the slot the model
+/// keeps for validation (`schema::Validation::Tables`).
 ///
 /// It also keeps the schema's check plan ([`Plan`]), the other table `validate` builds
 /// on need.
@@ -158,48 +160,6 @@ impl fmt::Debug for NameIndex {
     }
 }
 
-/// [`same`] for a schema text: its length is known without reading its buffer.
-#[inline(always)]
-pub(crate) fn same_text(text: &Text, s: &str) -> bool {
-    match text.bytes_of_len(s.len()) {
-        Some(bytes) => same(bytes, s.as_bytes()),
-        None => false,
-    }
-}
-
-/// Byte equality, lengths first; short texts (names, option values) are compared a word
-/// at a time instead of through a `memcmp` call.
-#[inline(always)]
-pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        0 => true,
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
-        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
-        _ => a == b,
-    }
-}
-
-/// The four bytes of `bytes` from `at` as one word (also `schema::plan`'s keys).
-#[inline(always)]
-pub(super) fn word4(bytes: &[u8], at: usize) -> u32 {
-    let mut w = [0; 4];
-    w.copy_from_slice(&bytes[at..at + 4]);
-    u32::from_ne_bytes(w)
-}
-
-/// The eight bytes of `bytes` from `at` as one word (also `schema::plan`'s keys).
-#[inline(always)]
-pub(super) fn word8(bytes: &[u8], at: usize) -> u64 {
-    let mut w = [0; 8];
-    w.copy_from_slice(&bytes[at..at + 8]);
-    u64::from_ne_bytes(w)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,21 +176,6 @@ mod tests {
                 )
             })
             .collect()
-    }
-
-    #[test]
-    fn same_agrees_with_equality_at_every_length() {
-        let base: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
-        for n in 0..=base.len() {
-            let a = &base[..n];
-            assert!(same(a, a));
-            for at in 0..n {
-                let mut b = a.to_vec();
-                b[at] ^= 1;
-                assert!(!same(a, &b), "{n} bytes, differing at {at}");
-            }
-            assert!(!same(a, &base[..n.saturating_sub(1)]) || n == 0);
-        }
     }
 
     #[test]
