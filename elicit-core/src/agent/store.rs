@@ -60,6 +60,12 @@ pub trait Store<V>: Send + Sync + fmt::Debug {
 /// The default [`Store`]: a map behind a mutex, in this process. Cheap to clone:
 /// clones share one map.
 ///
+/// Nothing in it expires and nothing sweeps it: its callers bound what they keep (the
+/// registry's [`RegistryLimits`](super::RegistryLimits), the secure page's count of
+/// used tokens) and remove their records themselves. A store shared by instances of
+/// an agent cannot rely on that, since an instance may crash with records outstanding:
+/// `RedisStore` (feature `redis`) gives every key a time to live.
+///
 /// A poisoned lock is recovered: every operation is one insert, lookup or replace, so
 /// a panic elsewhere cannot leave the map half-changed.
 pub struct MemoryStore<V> {
