@@ -10,8 +10,12 @@ use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{IntoConnectionInfo, RedisError, RetryMethod, Script, Value};
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClient;
+use redis::cluster_async::ClusterConnection;
+use redis::{
+    Cmd, IntoConnectionInfo, Pipeline, RedisError, RedisFuture, RetryMethod, Script, Value,
+};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::sync::mpsc;
@@ -193,8 +197,8 @@ impl Default for RedisConfig {
 /// a success; the registry and the page then refuse what was asked. Transient errors
 /// (a dropped connection, a timeout, `LOADING`, `TRYAGAIN`) are retried a bounded number
 /// of times ([`RedisConfig::attempts`], default 3) with a short backoff, while the
-/// connection, a redis-rs [`ConnectionManager`](redis::aio::ConnectionManager),
-/// reconnects in the background. A write whose answer was lost may or may not have
+/// connection, a redis-rs [`ConnectionManager`](redis::aio::ConnectionManager) (on a
+/// cluster, its cluster connection), reconnects in the background. A write whose answer was lost may or may not have
 /// happened, so it is never simply sent again blind:
 ///
 /// - an `insert_new` is followed by a `GET`: the record carries this call's write token
@@ -223,11 +227,12 @@ impl Default for RedisConfig {
 ///
 /// # Versions and deployments
 ///
-/// Tested against Redis 7.0.15 (Debian's `redis-server`); the commands used exist
-/// since Redis 2.6.12 (`SET … NX PX`, `EVALSHA`). A single server or a primary with
-/// replicas behind one address is supported; every command and script touches a single
-/// key, so the operations are valid on Redis Cluster too, but this store connects to
-/// one node and does not follow cluster redirections.
+/// Tested against Redis 7.0.15 (Debian's `redis-server`), a single server and a Redis
+/// Cluster of three primaries; the commands used exist since Redis 2.6.12
+/// (`SET … NX PX`, `EVALSHA`). [`connect`](Self::connect) takes one address (a single
+/// server, or a primary with replicas behind one address); on a cluster,
+/// [`connect_cluster`](Self::connect_cluster) routes every command and script to the
+/// node of its key's slot. Each touches exactly one key, so none can span slots.
 pub struct RedisStore<V> {
     connection: Arc<Connection>,
     config: Arc<RedisConfig>,
@@ -245,7 +250,27 @@ impl<V> RedisStore<V> {
     ) -> Result<Self, StoreError> {
         let client = redis::Client::open(address)
             .map_err(|error| failed("connecting", 1, Cause::Redis(error)))?;
-        let connection = Connection::start(client, &config)?;
+        Self::start(Target::Server(client), config)
+    }
+
+    /// Connects to a Redis Cluster through any of its `nodes` (each an address as for
+    /// [`connect`](Self::connect)), and checks that it answers. Each command and script
+    /// goes to the node that holds its key, following `MOVED` and `ASK` redirections.
+    pub fn connect_cluster<A: IntoConnectionInfo>(
+        nodes: impl IntoIterator<Item = A>,
+        config: RedisConfig,
+    ) -> Result<Self, StoreError> {
+        let client = ClusterClient::builder(nodes)
+            .retries(CLUSTER_RETRIES)
+            .response_timeout(config.response_timeout)
+            .connection_timeout(config.connection_timeout)
+            .build()
+            .map_err(|error| failed("connecting", 1, Cause::Redis(error)))?;
+        Self::start(Target::Cluster(Box::new(client)), config)
+    }
+
+    fn start(target: Target, config: RedisConfig) -> Result<Self, StoreError> {
+        let connection = Connection::start(target, &config)?;
         Ok(RedisStore {
             connection: Arc::new(connection),
             config: Arc::new(config),
@@ -361,11 +386,7 @@ fn transient(error: &RedisError) -> bool {
 }
 
 /// `GET`, repeated on transient errors: a read can be sent again as it is.
-async fn get(
-    mut connection: ConnectionManager,
-    key: String,
-    attempts: u32,
-) -> Result<Option<Vec<u8>>, Failed> {
+async fn get(mut connection: Conn, key: String, attempts: u32) -> Result<Option<Vec<u8>>, Failed> {
     let mut tries = 0;
     loop {
         if tries > 0 {
@@ -380,16 +401,13 @@ async fn get(
     }
 }
 
-async fn get_raw(
-    connection: &mut ConnectionManager,
-    key: &str,
-) -> Result<Option<Vec<u8>>, RedisError> {
+async fn get_raw(connection: &mut Conn, key: &str) -> Result<Option<Vec<u8>>, RedisError> {
     redis::cmd("GET").arg(key).query_async(connection).await
 }
 
 /// `SET NX PX`; after a lost answer, a `GET` tells whether that write happened.
 async fn insert(
-    mut connection: ConnectionManager,
+    mut connection: Conn,
     key: String,
     token: String,
     payload: Vec<u8>,
@@ -455,7 +473,7 @@ struct Swap<V> {
 }
 
 impl<V: DeserializeOwned + PartialEq> Swap<V> {
-    async fn run(mut self, mut connection: ConnectionManager) -> Result<bool, Failed> {
+    async fn run(mut self, mut connection: Conn) -> Result<bool, Failed> {
         const WHAT: &str = "compare-and-swap";
         let mut uncertain = false;
         let mut tries = 0;
@@ -539,16 +557,63 @@ fn decode<V: DeserializeOwned>(stored: &[u8]) -> Result<V, Failed> {
         .map_err(|error| Failed::new(WHAT, 1, Cause::Malformed(Some(error))))
 }
 
+/// Retries of the cluster client itself (redirections, a node that moved): the store's
+/// own bounded attempts come on top.
+const CLUSTER_RETRIES: u32 = 3;
+
+/// What to connect to.
+enum Target {
+    Server(redis::Client),
+    Cluster(Box<ClusterClient>),
+}
+
+/// The connection the operations run on: a [`ConnectionManager`] to one server, or a
+/// cluster connection that routes each command by its key. Both multiplex and are
+/// cheap to clone.
+#[derive(Clone)]
+enum Conn {
+    Server(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Conn::Server(connection) => connection.req_packed_command(cmd),
+            Conn::Cluster(connection) => connection.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Server(connection) => connection.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(connection) => connection.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Server(connection) => connection.get_db(),
+            Conn::Cluster(connection) => connection.get_db(),
+        }
+    }
+}
+
 /// The connection's own thread: a current-thread tokio runtime holding the
-/// [`ConnectionManager`], running each operation as a task of its own.
+/// connection, running each operation as a task of its own.
 struct Connection {
     jobs: mpsc::UnboundedSender<Job>,
 }
 
-type Job = Box<dyn FnOnce(ConnectionManager) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send>;
+type Job = Box<dyn FnOnce(Conn) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send>;
 
 impl Connection {
-    fn start(client: redis::Client, config: &RedisConfig) -> Result<Self, StoreError> {
+    fn start(target: Target, config: &RedisConfig) -> Result<Self, StoreError> {
         // The manager's own reconnection is kept short (one retry, short delays): the
         // store's bounded attempts do the retrying, and a down Redis must fail fast.
         let manager_config = ConnectionManagerConfig::new()
@@ -567,9 +632,17 @@ impl Connection {
             .name("elicit-redis".to_owned())
             .spawn(move || {
                 runtime.block_on(async move {
-                    let manager = match ConnectionManager::new_with_config(client, manager_config)
-                        .await
-                    {
+                    let opened = match target {
+                        Target::Server(client) => {
+                            ConnectionManager::new_with_config(client, manager_config)
+                                .await
+                                .map(Conn::Server)
+                        }
+                        Target::Cluster(client) => {
+                            client.get_async_connection().await.map(Conn::Cluster)
+                        }
+                    };
+                    let manager = match opened {
                         Ok(manager) => manager,
                         Err(error) => {
                             let _ =
@@ -596,7 +669,7 @@ impl Connection {
     fn run<T, F, Fut>(&self, wait: Duration, operation: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
-        F: FnOnce(ConnectionManager) -> Fut + Send + 'static,
+        F: FnOnce(Conn) -> Fut + Send + 'static,
         Fut: Future<Output = Result<T, Failed>> + Send + 'static,
     {
         let (reply, answer) = std_mpsc::sync_channel(1);
