@@ -15,33 +15,60 @@ use std::time::{Duration, Instant};
 pub struct RedisServer {
     child: Option<Child>,
     port: u16,
+    /// More arguments for `redis-server` (a cluster node's).
+    extra: Vec<String>,
+}
+
+/// Whether `redis-server` runs here; `false` (with a message) only without `CI`.
+fn installed() -> bool {
+    let installed = Command::new("redis-server")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !installed {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set and redis-server is missing: run .ci/redis to install it"
+        );
+        eprintln!("skipped: redis-server is not installed (.ci/redis installs it)");
+    }
+    installed
+}
+
+/// A free port on 127.0.0.1 (with `bus`, also the one 10000 above, a cluster node's
+/// bus port).
+fn free_port(bus: bool) -> u16 {
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port on 127.0.0.1")
+            .port();
+        if !bus || (port <= 55_535 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok()) {
+            return port;
+        }
+    }
 }
 
 impl RedisServer {
     /// A started server, or `None` when `redis-server` is missing and `CI` is unset.
     pub fn start() -> Option<RedisServer> {
-        let installed = Command::new("redis-server")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success());
-        if !installed {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set and redis-server is missing: run .ci/redis to install it"
-            );
-            eprintln!("skipped: redis-server is not installed (.ci/redis installs it)");
+        if !installed() {
             return None;
         }
+        Some(Self::start_with(false, Vec::new()))
+    }
+
+    fn start_with(bus: bool, extra: Vec<String>) -> RedisServer {
         for _ in 0..5 {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|listener| listener.local_addr())
-                .expect("a free port on 127.0.0.1")
-                .port();
-            let mut server = RedisServer { child: None, port };
+            let mut server = RedisServer {
+                child: None,
+                port: free_port(bus),
+                extra: extra.clone(),
+            };
             if server.spawn() {
-                return Some(server);
+                return server;
             }
         }
         panic!("redis-server did not start on 127.0.0.1");
@@ -121,6 +148,11 @@ impl RedisServer {
         let child = Command::new("redis-server")
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .args(
+                self.extra
+                    .iter()
+                    .map(|arg| arg.replace("{port}", &self.port.to_string())),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -160,4 +192,80 @@ fn ping(port: u16) -> bool {
     stream.write_all(b"PING\r\n").is_ok()
         && stream.read_exact(&mut reply).is_ok()
         && &reply == b"+PONG\r\n"
+}
+
+/// A Redis Cluster of three primaries on 127.0.0.1, each a [`RedisServer`], their
+/// cluster files in a temporary directory removed on drop.
+pub struct RedisCluster {
+    pub nodes: Vec<RedisServer>,
+    dir: std::path::PathBuf,
+}
+
+impl RedisCluster {
+    /// A started cluster whose every slot is served, or `None` as for [`RedisServer`].
+    pub fn start() -> Option<RedisCluster> {
+        if !installed() {
+            return None;
+        }
+        let dir = std::env::temp_dir().join(format!(
+            "elicit-redis-cluster-{}-{}",
+            std::process::id(),
+            free_port(false)
+        ));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let extra = vec![
+            "--cluster-enabled".to_owned(),
+            "yes".to_owned(),
+            "--cluster-config-file".to_owned(),
+            "nodes-{port}.conf".to_owned(),
+            "--cluster-node-timeout".to_owned(),
+            "2000".to_owned(),
+            "--dir".to_owned(),
+            dir.to_string_lossy().into_owned(),
+        ];
+        let nodes: Vec<RedisServer> = (0..3)
+            .map(|_| RedisServer::start_with(true, extra.clone()))
+            .collect();
+        let cluster = RedisCluster { nodes, dir };
+        let addresses: Vec<String> = cluster
+            .nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        let created = Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(&addresses)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("redis-cli runs");
+        assert!(created.success(), "redis-cli --cluster create failed");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !cluster
+            .nodes
+            .iter()
+            .all(|n| n.cli(&["CLUSTER", "INFO"]).contains("cluster_state:ok"))
+        {
+            assert!(Instant::now() < deadline, "the cluster did not come up");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(cluster)
+    }
+
+    /// The nodes' addresses, for `RedisStore::connect_cluster`.
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(RedisServer::url).collect()
+    }
+}
+
+impl Drop for RedisCluster {
+    fn drop(&mut self) {
+        for node in &mut self.nodes {
+            node.stop();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }

@@ -297,6 +297,61 @@ pub(crate) mod redis_store {
 
     store_contract!(contract_on_redis, Redis::start());
 
+    /// The same contract on a Redis Cluster of three primaries: every command and
+    /// script touches one key, routed to the node of its slot.
+    pub(crate) struct Cluster {
+        cluster: crate::redis_server::RedisCluster,
+        store: RedisStore<Record>,
+    }
+
+    impl Cluster {
+        fn start() -> Option<Cluster> {
+            let cluster = crate::redis_server::RedisCluster::start()?;
+            let store = RedisStore::connect_cluster(
+                cluster.urls().iter().map(String::as_str),
+                RedisConfig::new().prefix("contract:").ttl(TTL),
+            )
+            .expect("the store connects to the cluster");
+            Some(Cluster { cluster, store })
+        }
+
+        fn store(&self) -> RedisStore<Record> {
+            self.store.clone()
+        }
+
+        fn ttl(&self) -> Option<Duration> {
+            Some(TTL)
+        }
+    }
+
+    store_contract!(contract_on_redis_cluster, Cluster::start());
+
+    /// On the cluster, keys spread over the nodes, each with the prefix and a TTL.
+    #[test]
+    fn on_a_cluster_keys_spread_over_the_nodes_with_a_ttl() {
+        let Some(cluster) = Cluster::start() else {
+            return;
+        };
+        let store = cluster.store();
+        for n in 0..30 {
+            assert!(store.insert_new(&format!("k{n}"), record(n)).unwrap());
+            assert!(store
+                .compare_and_swap(&format!("k{n}"), &record(n), Some(record(n + 1)))
+                .unwrap());
+            assert_eq!(store.get(&format!("k{n}")).unwrap(), Some(record(n + 1)));
+        }
+        let mut total = 0;
+        for node in &cluster.cluster.nodes {
+            let keys = node.keys();
+            assert!(!keys.is_empty(), "30 keys reach every node of three");
+            for key in &keys {
+                assert!(key.starts_with("contract:") && node.pttl(key) > 0, "{key}");
+            }
+            total += keys.len();
+        }
+        assert_eq!(total, 30);
+    }
+
     /// Every key the store writes starts with the prefix and has a TTL set by Redis,
     /// renewed by each swap; a `SCAN` of the whole keyspace finds no other key.
     #[test]
