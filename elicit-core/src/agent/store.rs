@@ -6,7 +6,8 @@
 //! secure URL-mode page (each one-time token, what it is bound to, its expiry and
 //! whether it was used). Both go through this one small interface, so that an agent
 //! running as several instances can give them a store they share; a single process
-//! uses the default, a [`MemoryStore`].
+//! uses the default, a [`MemoryStore`]. With feature `redis`, `RedisStore` is that
+//! shared store, in Redis (or a Redis Cluster).
 //!
 //! The interface is three atomic operations on one key, the ones a key-value database
 //! offers as single commands (`SET NX`, `GET`, a compare-and-set): every state change
