@@ -28,6 +28,7 @@ mod protocol_create;
 mod protocol_mcp;
 mod protocol_response;
 mod protocol_roundtrip;
+mod redis_page;
 mod rmcp;
 mod rmcp_client;
 mod rmcp_client_ts;

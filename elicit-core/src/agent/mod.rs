@@ -7,7 +7,8 @@
 //!   connection and user, with explicit states, so that `elicitation/complete` is
 //!   produced once, for the right connection and user ([E5](crate::rules#e5), [S6](crate::rules#s6), [U2](crate::rules#u2), [U4](crate::rules#u4), [U5](crate::rules#u5)).
 //!   It keeps them in a `Store` (feature `url`), in memory by default, which the
-//!   instances of an agent can share.
+//!   instances of an agent can share: `RedisStore` (feature `redis`) keeps them in
+//!   Redis.
 //! - [`UrlOutcome`]: the user's choice on a URL elicitation, read without looking at
 //!   any content ([R4](crate::rules#r4), [U3](crate::rules#u3)). Form answers are read with `Elicit::from_response` ([F3](crate::rules#f3), [R5](crate::rules#r5)).
 //! - [`AskError`]: every way asking a client through an SDK integration can end without
@@ -53,6 +54,8 @@ mod ask;
 mod elicitor;
 mod ids;
 mod outcome;
+#[cfg(feature = "redis")]
+mod redis;
 #[cfg(feature = "url")]
 mod registry;
 #[cfg(feature = "url")]
@@ -60,6 +63,8 @@ mod store;
 #[cfg(feature = "url")]
 mod url_check;
 
+#[cfg(feature = "redis")]
+pub use self::redis::{RedisConfig, RedisStore};
 #[cfg(feature = "url")]
 pub use crate::url_error::InvalidUrl;
 #[cfg(any(feature = "agent-client-protocol", feature = "rmcp_3"))]

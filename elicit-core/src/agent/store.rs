@@ -6,7 +6,8 @@
 //! secure URL-mode page (each one-time token, what it is bound to, its expiry and
 //! whether it was used). Both go through this one small interface, so that an agent
 //! running as several instances can give them a store they share; a single process
-//! uses the default, a [`MemoryStore`].
+//! uses the default, a [`MemoryStore`]. With feature `redis`, `RedisStore` is that
+//! shared store, in Redis (or a Redis Cluster).
 //!
 //! The interface is three atomic operations on one key, the ones a key-value database
 //! offers as single commands (`SET NX`, `GET`, a compare-and-set): every state change
@@ -59,6 +60,12 @@ pub trait Store<V>: Send + Sync + fmt::Debug {
 
 /// The default [`Store`]: a map behind a mutex, in this process. Cheap to clone:
 /// clones share one map.
+///
+/// Nothing in it expires and nothing sweeps it: its callers bound what they keep (the
+/// registry's [`RegistryLimits`](super::RegistryLimits), the secure page's count of
+/// used tokens) and remove their records themselves. A store shared by instances of
+/// an agent cannot rely on that, since an instance may crash with records outstanding:
+/// `RedisStore` (feature `redis`) gives every key a time to live.
 ///
 /// A poisoned lock is recovered: every operation is one insert, lookup or replace, so
 /// a panic elsewhere cannot leave the map half-changed.

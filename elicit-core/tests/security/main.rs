@@ -11,12 +11,19 @@
 //! - `url_review`: what a client shows before opening a URL (`client/url_review.rs`,
 //!   S2–S5, K3).
 //! - `tracker`: the client's record of completions (`client/tracker.rs`, U5, U6).
+//! - `store_contract`: one contract for every `Store` (`agent/store.rs`,
+//!   `agent/redis.rs`), on `MemoryStore` and, with feature `redis`, on `RedisStore`
+//!   against a real `redis-server` (`redis_server`) each test starts and stops.
 //!
 //! Every test names the SPEC ids it covers (`// covers: …`).
 
 mod elicitor;
+#[cfg(feature = "redis")]
+mod redis_server;
 #[cfg(feature = "url")]
 mod registry;
+#[cfg(feature = "url")]
+mod store_contract;
 mod tracker;
 #[cfg(feature = "url")]
 mod url_check;
