@@ -233,6 +233,12 @@ impl Browser {
     ///
     /// When either is missing and `CI` is set: on CI the browser tests must run.
     pub async fn start() -> Result<Option<Browser>> {
+        Self::start_with(&[]).await
+    }
+
+    /// [`start`](Self::start), with more Chromium flags after the harness's own
+    /// (`--host-resolver-rules=...`, say).
+    pub async fn start_with(extra_flags: &[&str]) -> Result<Option<Browser>> {
         let chromium = find_program(
             "CHROMIUM",
             &["chromium", "chromium-browser", "google-chrome"],
@@ -255,6 +261,7 @@ impl Browser {
         let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|f| (*f).to_owned()).collect();
         args.push(format!("--window-size={},{}", WINDOW.0, WINDOW.1));
         args.push(format!("--user-data-dir={}", profile.display()));
+        args.extend(extra_flags.iter().map(|f| (*f).to_owned()));
         let capabilities = json!({
             "browserName": "chrome",
             "pageLoadStrategy": "normal",

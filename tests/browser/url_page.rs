@@ -522,3 +522,151 @@ fn a_link_opened_in_one_browser_is_refused_in_another() {
         Ok(())
     });
 }
+
+/// Connect your deploy account
+#[derive(elicit::Elicit, Debug)]
+#[elicit(url_mode)]
+struct MountedKey {
+    /// The API key of your deploy account
+    #[elicit(title = "API key", min_length = 16, max_length = 200)]
+    api_key: String,
+}
+
+/// The server's own application, on 127.0.0.1, with the secure page nested at `/elicit`
+/// beside a route of its own.
+struct MountedApp {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for MountedApp {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The page mounted in a server's own axum application (`SecurePageBuilder::mounted` and
+/// `SecurePage::router`, nested at `/elicit`), in Chromium, at the public origin
+/// `http://agent.localhost:PORT`: a name, not the listener's address, so the `Host`
+/// check is the router mode's. Not `https://agent.example.com`: that needs TLS, which
+/// these tests do not build, and `mounted` refuses plain http outside loopback (S1);
+/// `*.localhost` is loopback, so plain http is accepted for it, as for development.
+/// Chromium is told to resolve the name to 127.0.0.1 (`--host-resolver-rules`).
+// covers: S1, S6, F5, U3
+#[test]
+fn the_page_nested_in_an_app_works_at_its_public_origin_and_nowhere_else() {
+    use elicit::agent::UserId;
+    use elicit::axum::SecurePage;
+    use elicit::Elicited;
+
+    harness::run(LIMIT, || async {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+        let port = listener.local_addr()?.port();
+        let origin = format!("http://agent.localhost:{port}");
+        let page = SecurePage::builder().mounted(&origin, "/elicit")?;
+        let app = Router::new()
+            .route(
+                "/",
+                get(|| async {
+                    Html("<!doctype html><html lang=en><title>The agent</title><p>home</p>")
+                }),
+            )
+            .nest(page.mount_path(), page.router());
+        let _app = MountedApp {
+            task: tokio::spawn(async move {
+                let _ = axum::serve(listener, app).await;
+            }),
+        };
+        let rule = "--host-resolver-rules=MAP agent.localhost 127.0.0.1";
+        let Some(browser) = Browser::start_with(&[rule]).await? else {
+            return Ok(());
+        };
+
+        let link = page.link::<MountedKey>("Paste the API key of your deploy account")?;
+        let url = link.url().to_owned();
+        let path = url
+            .strip_prefix(&origin)
+            .ok_or_else(|| format!("the link is not on the public origin: {url}"))?
+            .to_owned();
+        assert!(path.starts_with("/elicit/"), "{url}");
+        let wait = link.open("e-1", Some(&UserId::new("alice")))?;
+
+        // The application's own route answers beside the page.
+        browser.goto(&format!("{origin}/")).await?;
+        wait_title(&browser, "The agent").await?;
+
+        // The same page under the listener's own address is another host: refused,
+        // and that visit binds no browser.
+        browser
+            .goto(&format!("http://127.0.0.1:{port}{path}"))
+            .await?;
+        let text = refusal(&browser).await?;
+        assert!(text.contains("only under the address"), "{text}");
+
+        browser.goto(&url).await?;
+        wait_title(&browser, FORM_TITLE).await?;
+        assert_eq!(
+            browser.attr(KEY_INPUT, "type").await?.as_deref(),
+            Some("password")
+        );
+        // A page of another origin posts its own key to the link: refused.
+        let attacker = format!(
+            "<!doctype html><html lang=en><meta charset=utf-8><title>Win a prize</title>\
+             <form method=post action=\"{url}\">\
+             <input type=hidden name=f.api_key value={ATTACKER_KEY}>\
+             <input type=hidden name=elicit-action value=accept>\
+             <button id=claim>Claim</button></form>"
+        );
+        let server = serve(Router::new().route(
+            "/",
+            get(move || {
+                let page = attacker.clone();
+                async move { Html(page) }
+            }),
+        ))
+        .await?;
+        browser.goto(&server.url("/")).await?;
+        wait_title(&browser, "Win a prize").await?;
+        browser.click("#claim").await?;
+        wait_title_change(&browser, "Win a prize").await?;
+        let text = refusal(&browser).await?;
+        assert!(
+            text.contains("only be sent from its own page")
+                || text.contains("not opened in this browser"),
+            "{text}"
+        );
+        server.stop().await;
+        assert_eq!(page.waiting(), 1, "the attacker's key was not taken");
+
+        // The real page takes the real key, typed as a user does.
+        browser.goto(&url).await?;
+        wait_title(&browser, FORM_TITLE).await?;
+        browser.fill(KEY_INPUT, KEY).await?;
+        browser
+            .screenshot(&screenshot_path("url_page_mounted.png"))
+            .await?;
+        browser.click(ACCEPT).await?;
+        wait_title(&browser, RECEIVED_TITLE).await?;
+        let answer = bounded("the page's answer", READ_TIMEOUT, async {
+            wait.answer().await
+        })
+        .await?;
+        let Elicited::Accepted(submitted) = answer else {
+            return Err(format!("not accepted: {answer:?}").into());
+        };
+        assert_eq!(submitted.user(), Some(&UserId::new("alice")));
+        assert_eq!(submitted.value().api_key, KEY);
+
+        // Reloading "Received" posts the answer again: refused as used.
+        bounded("reloading", COMMAND_TIMEOUT, browser.client().refresh()).await?;
+        wait_title(&browser, REFUSED_TITLE).await?;
+        let text = refusal(&browser).await?;
+        assert!(text.contains("already used"), "{text}");
+        browser.goto(&url).await?;
+        let text = refusal(&browser).await?;
+        assert!(text.contains("already used"), "{text}");
+        assert!(!browser.page_source().await?.contains(KEY));
+
+        browser.close().await?;
+        Ok(())
+    });
+}

@@ -36,3 +36,4 @@ mod schema_lint;
 mod schema_parse;
 mod schema_wire;
 mod url_page;
+mod url_page_router;

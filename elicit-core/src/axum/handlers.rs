@@ -1,12 +1,13 @@
-//! The two requests the page answers, `GET` and `POST /elicit/{token}`, and the
-//! refusals of everything else.
+//! The two requests the page answers, `GET` and `POST {mount}/{token}`, and the
+//! refusals of everything else. A bound page and a mounted one run these same
+//! handlers; only the [`Public`](super::Public) they check requests against differs.
 
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -31,12 +32,25 @@ const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 's
 const STYLE: &str = "body{margin:0;background:#f4f5f7;font:16px/1.5 system-ui,sans-serif;color:#1b1d21}\
 main{max-width:46rem;margin:2rem auto;padding:1.5rem 2rem;background:#fff;border:1px solid #d5d8dd;border-radius:8px}";
 
-pub(super) fn router(shared: Arc<Shared>) -> Router {
+/// The page's routes relative to its mount, with its state applied: what
+/// [`SecurePage::router`](super::SecurePage::router) hands out.
+pub(super) fn routes<S>(shared: Arc<Shared>) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
     Router::new()
-        .route("/elicit/{token}", get(show).post(submit))
-        .fallback(not_found)
+        .route("/{token}", get(show).post(submit))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(shared)
+}
+
+/// A bound page's whole server: the routes at the mount, and a refusal for every
+/// other path.
+pub(super) fn server(shared: Arc<Shared>) -> Router {
+    let mount = shared.public.mount.clone();
+    Router::new()
+        .nest(&mount, routes(shared))
+        .fallback(not_found)
 }
 
 /// Why a request was refused: a status and one sentence for the person at the browser.
@@ -56,16 +70,22 @@ async fn not_found() -> Refusal {
 async fn show(
     State(shared): State<Arc<Shared>>,
     Path(token): Path<String>,
+    uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    match show_page(&shared, &token, &headers) {
+    match show_page(&shared, &token, &uri, &headers) {
         Ok(response) => response,
         Err(refusal) => refusal.into_response(),
     }
 }
 
-fn show_page(shared: &Shared, token: &str, headers: &HeaderMap) -> Result<Response, Refusal> {
-    check_host(shared, headers)?;
+fn show_page(
+    shared: &Shared,
+    token: &str,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<Response, Refusal> {
+    check_host(shared, uri, headers)?;
     let mut ticket = live_ticket(shared, token)?;
     check_user(shared, headers, &ticket)?;
     let mut set_cookie = None;
@@ -103,11 +123,21 @@ fn show_page(shared: &Shared, token: &str, headers: &HeaderMap) -> Result<Respon
     let Some(form) = waiting.get(token) else {
         return Err(gone());
     };
-    let html = form_page(shared, form.schema, &form.message, token, None);
+    let html = form_page(shared, form.schema, &form.message, None);
     drop(waiting);
     let mut response = html;
     if let Some(browser) = set_cookie {
-        let cookie = format!("{COOKIE}={browser}; Path=/elicit/{token}; HttpOnly; SameSite=Strict");
+        // The page's own path as the browser sees it (the public mount), so two pages
+        // open in one browser keep their cookies apart; `Secure` on an https origin.
+        let secure = if shared.public.scheme == "https" {
+            "; Secure"
+        } else {
+            ""
+        };
+        let cookie = format!(
+            "{COOKIE}={browser}; Path={}; HttpOnly; SameSite=Strict{secure}",
+            shared.public.path_of(token)
+        );
         if let Ok(value) = HeaderValue::from_str(&cookie) {
             response.headers_mut().insert(header::SET_COOKIE, value);
         }
@@ -118,10 +148,11 @@ fn show_page(shared: &Shared, token: &str, headers: &HeaderMap) -> Result<Respon
 async fn submit(
     State(shared): State<Arc<Shared>>,
     Path(token): Path<String>,
+    uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    match submit_page(&shared, &token, &headers, &body) {
+    match submit_page(&shared, &token, &uri, &headers, &body) {
         Ok(response) => response,
         Err(refusal) => refusal.into_response(),
     }
@@ -130,10 +161,11 @@ async fn submit(
 fn submit_page(
     shared: &Shared,
     token: &str,
+    uri: &Uri,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Response, Refusal> {
-    check_host(shared, headers)?;
+    check_host(shared, uri, headers)?;
     check_same_origin(shared, headers)?;
     let urlencoded = headers
         .get(header::CONTENT_TYPE)
@@ -179,7 +211,7 @@ fn submit_page(
                     // F3: the same page, each error beside its field; the token stays
                     // open for the corrected answer.
                     let mut response =
-                        form_page(shared, form.schema, &form.message, token, Some(&submission));
+                        form_page(shared, form.schema, &form.message, Some(&submission));
                     *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
                     return Ok(response);
                 }
@@ -264,10 +296,9 @@ fn check_user(shared: &Shared, headers: &HeaderMap, ticket: &PageTicket) -> Resu
 }
 
 /// DNS rebinding: a page of another site, resolved to this address, sends its own
-/// host name.
-fn check_host(shared: &Shared, headers: &HeaderMap) -> Result<(), Refusal> {
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    if host == Some(shared.host.as_str()) {
+/// host name; behind a trusted proxy, the host and scheme the browser used.
+fn check_host(shared: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+    if shared.public.addressed(headers, uri) {
         Ok(())
     } else {
         Err(Refusal(
@@ -285,7 +316,7 @@ fn check_same_origin(shared: &Shared, headers: &HeaderMap) -> Result<(), Refusal
     let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
     let same = match (origin, site) {
         (_, Some(site)) if site != "same-origin" => false,
-        (Some(origin), _) => origin == shared.origin,
+        (Some(origin), _) => origin == shared.public.origin,
         (None, Some(_)) => true,
         (None, None) => false,
     };
@@ -334,13 +365,11 @@ fn form_page(
     shared: &Shared,
     schema: &crate::schema::RequestedSchema,
     message: &str,
-    token: &str,
     refill: Option<&Submission<'_>>,
 ) -> Response {
-    let mut form = HtmlForm::new(schema)
-        .message(message)
-        .action_url(format!("/elicit/{token}"))
-        .mask_secrets(true);
+    // No `action`: the form posts to the page's own URL, whatever path a proxy in
+    // front maps it to.
+    let mut form = HtmlForm::new(schema).message(message).mask_secrets(true);
     if let Some(agent) = &shared.agent {
         form = form.agent(agent.clone());
     }

@@ -1,5 +1,6 @@
 //! The agent's own secure page for a URL-mode elicitation, served with
-//! [axum](https://docs.rs/axum) on a loopback address (feature `axum`).
+//! [axum](https://docs.rs/axum) on a loopback address of its own, or nested into the
+//! server's own axum application behind its public `https://` origin (feature `axum`).
 //!
 //! Anything sensitive (an API key, a password, a payment detail) goes through URL mode:
 //! the client shows the user a link to a page of the agent's, and what the user types
@@ -25,7 +26,7 @@
 //! with [`SecurePageBuilder::authenticate`], a person the agent's own authentication
 //! does not recognise as the user who started the elicitation ([S6](crate::rules#s6));
 //! a `POST` that is not same-origin (`Origin`, `Sec-Fetch-Site`); a `Host` other than
-//! the address it listens on (DNS rebinding); a body that is not a urlencoded form or
+//! the page's origin's (DNS rebinding); a body that is not a urlencoded form or
 //! is larger than 64 KiB; any other path or method. Every page is sent with a content
 //! security policy that forbids scripts, frames and foreign form targets, and with
 //! `Cache-Control: no-store` and `Referrer-Policy: same-origin`, so the token does not
@@ -67,8 +68,61 @@
 //!     Ok(())
 //! }
 //! ```
+//!
+//! # In the server's own application
+//!
+//! A remote server (an MCP server over Streamable HTTP, say) already has an axum
+//! application and a public origin, with TLS at a reverse proxy in front. Instead of
+//! binding a listener, [`SecurePageBuilder::mounted`] makes the page for that origin
+//! and a mount path, and [`SecurePage::router`] gives its routes to
+//! [`nest`](axum::Router::nest) there, beside the application's own. Its links are
+//! then `https://agent.example.com/elicit/<token>`, and everything above holds the same
+//! way, by the same handlers: each request must name the configured origin in `Host`
+//! (DNS rebinding), each `POST` must come from it (`Origin`, `Sec-Fetch-Site`), the
+//! cookie gets `Secure`. The origin comes from the configuration, never from a
+//! request. Behind a proxy that does not pass the browser's `Host` on, say so with
+//! [`trust_forwarded`](SecurePageBuilder::trust_forwarded): the host and scheme are
+//! then read from the proxy's `Forwarded` or `X-Forwarded-Host`/`X-Forwarded-Proto`
+//! headers, which are otherwise ignored, since anyone can send them. Plain `http` is
+//! refused for a public origin unless its host is loopback ([S1](crate::rules#s1)).
+//!
+//! The form posts to the page's own URL (its markup holds no path), so a proxy that
+//! maps the public path to another one inside the application breaks nothing: nest the
+//! router where the requests arrive, and give `mounted` the path the browser sees.
+//!
+//! ```no_run
+//! use axum::routing::get;
+//! use axum::Router;
+//! use elicit_core::agent::UserId;
+//! use elicit_core::axum::SecurePage;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let page = SecurePage::builder()
+//!     // The proxy in front terminates TLS and sets `X-Forwarded-Host`/`-Proto`.
+//!     .trust_forwarded(true)
+//!     // S6: the application's own login session says who is at the browser.
+//!     .authenticate(|headers| {
+//!         headers.get("x-authenticated-user")?.to_str().ok().map(UserId::new)
+//!     })
+//!     .mounted("https://agent.example.com", "/elicit")?;
+//!
+//! // The application's own routes, of its own state, and the page beside them.
+//! let app: Router = Router::new()
+//!     .route("/", get(|| async { "the agent" }))
+//!     .route("/health", get(|| async { "ok" }))
+//!     .nest(page.mount_path(), page.router())
+//!     .with_state(());
+//!
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! // … hand `page` to what asks for secrets: its links are
+//! // `https://agent.example.com/elicit/<token>` …
+//! axum::serve(listener, app).await?;
+//! # Ok(())
+//! # }
+//! ```
 
 mod handlers;
+mod public;
 mod ticket;
 
 use std::any::Any;
@@ -89,7 +143,10 @@ use crate::content::ValidationErrors;
 use crate::schema::RequestedSchema;
 use crate::typed::{Elicit, Elicited};
 
+pub use public::MountError;
 pub use ticket::PageTicket;
+
+use public::Public;
 
 /// How long a link stays valid by default: long enough to find a key in a password
 /// manager, short enough that a forgotten link is dead.
@@ -118,6 +175,7 @@ pub struct SecurePageBuilder {
     remember_used: usize,
     store: Arc<dyn Store<PageTicket>>,
     agent: Option<AgentIdentity>,
+    trust_forwarded: bool,
 }
 
 /// Who the person at the browser is, from the request's headers (a session cookie,
@@ -126,9 +184,10 @@ pub type Authenticate = Arc<dyn Fn(&axum::http::HeaderMap) -> Option<UserId> + S
 
 pub(crate) struct Shared {
     authenticate: Option<Authenticate>,
-    origin: String,
-    host: String,
-    addr: SocketAddr,
+    /// Where the browser finds the page, and what each request must be addressed to.
+    public: Public,
+    /// The page's own listener, when it was started with `bind`.
+    addr: Option<SocketAddr>,
     ttl: Duration,
     remember_used: usize,
     store: Arc<dyn Store<PageTicket>>,
@@ -199,14 +258,71 @@ impl SecurePageBuilder {
         self
     }
 
+    /// Reads the host and scheme the browser used from the `Forwarded` header (RFC
+    /// 7239), or else from `X-Forwarded-Host` and `X-Forwarded-Proto`, instead of the
+    /// request's own `Host` (default: off). Turn it on only when every request reaches
+    /// the page through a proxy of the deployment that sets (or overwrites) these
+    /// headers: anyone can write them, so without such a proxy they are ignored. When
+    /// on, the last value of each counts (the one the proxy next to the app adds), and
+    /// it must name the [public origin](Self::mounted): its host, and its scheme, so a
+    /// browser that reached the proxy over plain `http` for an `https` page is
+    /// refused too. A request without them is checked by its `Host`.
+    pub fn trust_forwarded(mut self, trust: bool) -> Self {
+        self.trust_forwarded = trust;
+        self
+    }
+
+    /// Makes a page to be served by the application's own server, under
+    /// `public_origin` (where browsers reach it, e.g. `https://agent.example.com`) at
+    /// `mount_path` (e.g. `/elicit`): its links are
+    /// `https://agent.example.com/elicit/<token>`. Serve it by nesting
+    /// [`SecurePage::router`] into the application at that path (see the [module
+    /// documentation](self)); nothing is listened on here.
+    ///
+    /// Every request must then be addressed to that origin (`Host`, or with
+    /// [`trust_forwarded`](Self::trust_forwarded) the proxy's headers), and every
+    /// `POST` must come from it (`Origin`, `Sec-Fetch-Site`). Refused with a
+    /// [`MountError`] saying why: a `public_origin` that is not just a scheme, host and
+    /// optional port; plain `http` on a host that is not loopback (the page asks for
+    /// secrets: [S1](crate::rules#s1) asks for HTTPS outside development, so `http`
+    /// is accepted only for `localhost`, `127.0.0.0/8` and `[::1]`); a `mount_path`
+    /// that is the root or not a plain path.
+    pub fn mounted(self, public_origin: &str, mount_path: &str) -> Result<SecurePage, MountError> {
+        let public = Public::parse(public_origin, mount_path, self.trust_forwarded)?;
+        Ok(self.build(public, None, None))
+    }
+
+    fn build(
+        self,
+        public: Public,
+        addr: Option<SocketAddr>,
+        stop: Option<oneshot::Sender<()>>,
+    ) -> SecurePage {
+        SecurePage {
+            shared: Arc::new(Shared {
+                authenticate: self.authenticate,
+                public,
+                addr,
+                ttl: self.ttl,
+                remember_used: self.remember_used,
+                store: self.store,
+                closed: Mutex::new(VecDeque::new()),
+                agent: self.agent,
+                waiting: Mutex::new(HashMap::new()),
+                shutdown: Mutex::new(stop),
+            }),
+        }
+    }
+
     /// Starts the server on `addr`, which must be a loopback address (port 0 picks a
-    /// free port). Must be called within a tokio runtime; the server runs as a task
+    /// free port); its links are `http://ADDR/elicit/<token>`. Must be called within a tokio runtime; the server runs as a task
     /// of it until [`SecurePage::shutdown`].
     ///
     /// A non-loopback address is refused with [`io::ErrorKind::InvalidInput`]: the
     /// page is served over plain HTTP, which is safe only where nobody else can listen
-    /// ([S1](crate::rules#s1) asks for HTTPS outside development; put a TLS-terminating
-    /// proxy in front for that).
+    /// ([S1](crate::rules#s1) asks for HTTPS outside development). To serve the page
+    /// to other machines, nest it in the server's own application behind its
+    /// `https://` origin with [`mounted`](Self::mounted).
     pub async fn bind(self, addr: impl Into<SocketAddr>) -> io::Result<SecurePage> {
         let addr = addr.into();
         if !addr.ip().is_loopback() {
@@ -214,29 +330,18 @@ impl SecurePageBuilder {
                 io::ErrorKind::InvalidInput,
                 format!(
                     "the secure page serves plain HTTP and binds only to a loopback address, not {}; \
-                     use 127.0.0.1 or ::1 and put a TLS proxy in front to reach it from elsewhere",
+                     use 127.0.0.1 or ::1, or nest `SecurePage::router` in your own server \
+                     behind its https origin (`SecurePageBuilder::mounted`)",
                     addr.ip()
                 ),
             ));
         }
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
-        let host = addr.to_string();
         let (stop, stopped) = oneshot::channel::<()>();
-        let shared = Arc::new(Shared {
-            authenticate: self.authenticate,
-            origin: format!("http://{host}"),
-            host,
-            addr,
-            ttl: self.ttl,
-            remember_used: self.remember_used,
-            store: self.store,
-            closed: Mutex::new(VecDeque::new()),
-            agent: self.agent,
-            waiting: Mutex::new(HashMap::new()),
-            shutdown: Mutex::new(Some(stop)),
-        });
-        let app = handlers::router(Arc::clone(&shared));
+        let public = Public::loopback(addr, "/elicit", self.trust_forwarded);
+        let page = self.build(public, Some(addr), Some(stop));
+        let app = handlers::server(Arc::clone(&page.shared));
         tokio::spawn(async move {
             // A failed accept loop ends the server; the waiting asks then expire.
             let _ = axum::serve(listener, app)
@@ -245,7 +350,7 @@ impl SecurePageBuilder {
                 })
                 .await;
         });
-        Ok(SecurePage { shared })
+        Ok(page)
     }
 }
 
@@ -258,6 +363,7 @@ impl SecurePage {
             remember_used: DEFAULT_REMEMBER_USED,
             store: Arc::new(MemoryStore::<PageTicket>::new()),
             agent: None,
+            trust_forwarded: false,
         }
     }
 
@@ -267,14 +373,45 @@ impl SecurePage {
         Self::builder().bind(addr).await
     }
 
-    /// The address the server listens on.
+    /// The address the page's own server listens on, for a page started with
+    /// [`bind`](SecurePageBuilder::bind). A [mounted](SecurePageBuilder::mounted) page
+    /// has no listener of its own: this is then the unspecified address `0.0.0.0:0`;
+    /// [`listen_addr`](Self::listen_addr) tells the two apart.
     pub fn local_addr(&self) -> SocketAddr {
+        self.listen_addr()
+            .unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0)))
+    }
+
+    /// The address the page's own server listens on, or `None` for a
+    /// [mounted](SecurePageBuilder::mounted) page, served by the application.
+    pub fn listen_addr(&self) -> Option<SocketAddr> {
         self.shared.addr
     }
 
-    /// The origin of its pages, `http://127.0.0.1:PORT`.
+    /// The origin of its pages: `http://127.0.0.1:PORT` for a bound page, the public
+    /// origin of a mounted one (`https://agent.example.com`).
     pub fn origin(&self) -> &str {
-        &self.shared.origin
+        &self.shared.public.origin
+    }
+
+    /// The path its pages sit under, `/elicit` by default: where to nest
+    /// [`router`](Self::router) in an application that no proxy rewrites paths for.
+    pub fn mount_path(&self) -> &str {
+        &self.shared.public.mount
+    }
+
+    /// The page's routes, to nest into an application at [`mount_path`](Self::mount_path):
+    /// `GET` and `POST /{token}`, with the page's own state applied, so they fit an
+    /// application of any state `S`. The same handlers as a bound page's, with the same
+    /// checks, against this page's [origin](Self::origin). Paths under the mount that
+    /// are not a token are left to the application's fallback.
+    ///
+    /// Every router made from one page (or its clones) serves the same links.
+    pub fn router<S>(&self) -> axum::Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+    {
+        handlers::routes(Arc::clone(&self.shared))
     }
 
     /// A new one-time link for the form `T`, with the text shown above it. Nothing is
@@ -287,7 +424,7 @@ impl SecurePage {
     ) -> Result<PageLink<T>, PageError> {
         let token = mint_token()?;
         Ok(PageLink {
-            url: format!("{}/elicit/{token}", self.shared.origin),
+            url: self.shared.public.link_of(&token),
             token,
             message: message.into(),
             page: self.clone(),
@@ -300,8 +437,9 @@ impl SecurePage {
         self.shared.lock_waiting().len()
     }
 
-    /// Stops the server. Links still open can no longer be submitted, and their waits
-    /// end with [`PageError::Closed`].
+    /// Stops the page. Links still open can no longer be submitted, and their waits
+    /// end with [`PageError::Closed`]. A bound page's server stops; a mounted page's
+    /// routes stay in the application and refuse every link.
     pub fn shutdown(&self) {
         // Dropping the senders ends every wait of this process.
         self.shared.lock_waiting().clear();
@@ -320,6 +458,8 @@ impl SecurePage {
 impl fmt::Debug for SecurePage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SecurePage")
+            .field("origin", &self.shared.public.origin)
+            .field("mount_path", &self.shared.public.mount)
             .field("addr", &self.shared.addr)
             .field("ttl", &self.shared.ttl)
             .field("waiting", &self.waiting())
@@ -352,7 +492,7 @@ impl<T> fmt::Debug for PageLink<T> {
 }
 
 impl<T: Elicit + Send + 'static> PageLink<T> {
-    /// The URL to send: the page's origin and the token, nothing else
+    /// The URL to send: the page's origin, its mount path and the token, nothing else
     /// ([S1](crate::rules#s1)).
     pub fn url(&self) -> &str {
         &self.url
