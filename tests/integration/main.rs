@@ -29,6 +29,7 @@ mod protocol_response;
 mod protocol_roundtrip;
 mod rmcp;
 mod rmcp_client;
+mod rmcp_input_state;
 mod schema_lint;
 mod schema_parse;
 mod schema_wire;
