@@ -32,6 +32,7 @@ mod redis_page;
 mod rmcp;
 mod rmcp_client;
 mod rmcp_client_ts;
+mod rmcp_input_state;
 mod schema_lint;
 mod schema_parse;
 mod schema_wire;

@@ -53,6 +53,86 @@
 //! ```
 //!
 //! URL mode has no id and no completion in this version; it is not offered here.
+//!
+//! # Rounds any instance can continue: a sealed `requestState`
+//!
+//! A fixed question needs no state: the retry's answer is read against the form the
+//! code asks ([`read`]). When a round depends on what came before (a second question
+//! after a first answer, several inputs at once, a sampling or roots request beside a
+//! form), the server keeps the round in the result's `requestState`, which the client
+//! echoes on the retry. [`Rounds`] seals it: the asked inputs (each key, its method and,
+//! for a form, a digest of its full schema), the originating request (method, name,
+//! arguments, and the user with [`RoundRequest::for_user`]), an expiry, a random round
+//! id and any data of the server's own ([`Round::carry`]), encrypted and authenticated
+//! with XChaCha20-Poly1305 under a [`RoundKey`] every instance of the deployment holds.
+//! The retry can land on any instance with that key:
+//!
+//! ```no_run
+//! # use elicit_core::rmcp::input::{RoundError, RoundKey, RoundRequest, Rounds};
+//! # use elicit_core::Elicited;
+//! # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
+//! # use rmcp::service::{RequestContext, RoleServer};
+//! # use rmcp::ErrorData;
+//! # use std::sync::OnceLock;
+//! # use elicit_core::{Elicit, RequestedSchema, ValidationErrors};
+//! # use serde_json::{json, Value};
+//! # #[derive(Debug)]
+//! # struct Name(String);
+//! # impl Elicit for Name {
+//! #     fn requested_schema() -> &'static RequestedSchema {
+//! #         static SCHEMA: OnceLock<RequestedSchema> = OnceLock::new();
+//! #         SCHEMA.get_or_init(|| RequestedSchema::from_json(&json!({ "type": "object",
+//! #             "required": ["name"], "properties": { "name": { "type": "string" } } })).unwrap())
+//! #     }
+//! #     fn from_content(content: &Value) -> Result<Self, ValidationErrors> {
+//! #         Self::requested_schema().validate(content)?;
+//! #         Ok(Name(content["name"].as_str().unwrap_or_default().to_owned()))
+//! #     }
+//! #     fn to_content(&self) -> Value { json!({ "name": self.0 }) }
+//! # }
+//! fn greet(
+//!     rounds: &Rounds,
+//!     request: &CallToolRequestParams,
+//!     context: &RequestContext<RoleServer>,
+//! ) -> Result<CallToolResponse, ErrorData> {
+//!     let this = RoundRequest::tool_call(request);
+//!     let opened = rounds.open(&this, request.request_state.as_deref(), request.input_responses.as_ref())?;
+//!     // A first call, or a retry without the answer: ask (again).
+//!     let Some(Elicited::Accepted(name)) = opened.as_ref().map(|a| a.form::<Name>("name")).transpose()?.flatten() else {
+//!         let mut round = rounds.begin(this);
+//!         round.form::<Name>(context, "name", "Your name?").map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+//!         return Ok(round.seal()?.into());
+//!     };
+//!     Ok(CallToolResult::success(vec![ContentBlock::text(format!("{name:?}"))]).into())
+//! }
+//! ```
+//!
+//! What a retry gets, following the 2026-07-28 MRTR rules:
+//!
+//! - a state that is not one elicit sealed, sealed under a key this deployment does not
+//!   hold, changed in any byte, expired, or sealed for another request or user:
+//!   [`RoundError`], a JSON-RPC `-32602` through `ErrorData::from`;
+//! - an asked input left unanswered: `None` from [`Answers::form`] (and listed by
+//!   [`Answers::missing`]): ask again with a new `InputRequiredResult`, as the spec
+//!   recommends over an error;
+//! - an answer to a key the round did not ask: ignored, as the spec says a server
+//!   SHOULD ([`Answers::unrequested`] names them);
+//! - an answer that is no elicitation result, or breaks the asked schema (`pattern`
+//!   included): [`RoundError::Answer`], `-32602`; a form read with another schema than
+//!   the one asked (a release in between): [`RoundError::OtherSchema`].
+//!
+//! ## What a stateless design can and cannot refuse
+//!
+//! The binding to the request and the user refuses a state replayed on another tool,
+//! other arguments or by another user, and the expiry ([`Rounds::with_ttl`], ten
+//! minutes by default) bounds how long a state can be replayed at all. Within that
+//! window the same state with the same answers can be sent again, to any instance:
+//! nothing that holds no shared record can tell a second use from the first. A round
+//! that must complete at most once (a payment, a one-time redemption) records
+//! [`Answers::round_id`] in a store of its own, as the spec requires.
+//!
+//! Keys rotate without breaking rounds in flight: seal with the new key and keep the
+//! old one opening ([`Rounds::also_opening`]) until its states have expired.
 
 use std::fmt;
 
@@ -66,6 +146,10 @@ use crate::protocol::ElicitationResponse;
 use crate::typed::{Elicit, Elicited};
 
 use super::{capabilities_of, mcp_scope};
+
+pub use super::state::{
+    Answers, Round, RoundError, RoundKey, RoundRequest, Rounds, DEFAULT_TTL, MAX_REQUEST_STATE_LEN,
+};
 
 /// The `elicitation/create` input request for the form `T`, to put in an
 /// `InputRequiredResult`'s `inputRequests` under a key of the server's choice.

@@ -115,6 +115,7 @@ use crate::typed::{Elicit, Elicited};
 
 pub mod client;
 pub mod input;
+mod state;
 #[cfg(feature = "url")]
 mod url;
 
