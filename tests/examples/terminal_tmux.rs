@@ -318,7 +318,10 @@ fn the_kitchen_sink_form_in_a_real_terminal() {
     tmux.wait_for("> [2/11] Notify * ada@example.com");
 
     // An optional field left empty.
-    tmux.wait_for_all(&["? [3/11] Release notes", "A page about it · an absolute URI"]);
+    tmux.wait_for_all(&[
+        "? [3/11] Release notes",
+        "A page about it · an absolute URI",
+    ]);
     tmux.keys(&["Enter"]);
     tmux.wait_for("> [3/11] Release notes (no answer)");
 
