@@ -834,13 +834,27 @@ mod remote {
         let [url_prefix, page_prefix, link_prefix] = PREFIXES;
         let entries: RedisStore<UrlEntry> =
             RedisStore::connect(url, RedisConfig::new().prefix(url_prefix))
-                .map_err(|error| format!("cannot use Redis at {url}: {error}"))?;
+                .map_err(|error| format!("cannot use Redis at {url}: {}", with_causes(&error)))?;
         Ok((
             UrlRegistry::with_store(entries.clone(), RegistryLimits::DEFAULT),
             page.store(entries.with_prefix::<PageTicket>(page_prefix)),
             Arc::new(entries.clone()),
             Arc::new(entries.with_prefix::<RepositoryLink>(link_prefix)),
         ))
+    }
+
+    /// An error and its causes, on one line: the store's error names the operation,
+    /// redis-rs's the reason.
+    #[cfg(feature = "redis")]
+    fn with_causes(error: &dyn std::error::Error) -> String {
+        let mut line = error.to_string();
+        let mut cause = error.source();
+        while let Some(error) = cause {
+            line.push_str(": ");
+            line.push_str(&error.to_string());
+            cause = error.source();
+        }
+        line
     }
 
     #[cfg(not(feature = "redis"))]
