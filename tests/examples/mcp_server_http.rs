@@ -2,7 +2,7 @@
 //! runs as child processes on free loopback ports, and rmcp's own client (its reqwest
 //! Streamable HTTP transport) talks to them. Between a client and an instance sits a
 //! recording proxy on loopback, which passes every request and response through as it
-//! is and keeps the JSON-RPC messages as they crossed (the POST bodies, and the `data`
+//! is (only `Host` is set to the instance's, as a reverse proxy does) and keeps the JSON-RPC messages as they crossed (the POST bodies, and the `data`
 //! of each SSE event) and the `Mcp-Session-Id` headers: every elicitation message is
 //! checked against the official MCP 2025-11-25 schema.
 //!
