@@ -1,6 +1,6 @@
-//! A real MCP server, on rmcp (the official Rust MCP SDK) over stdio, whose tools ask
-//! their user for input through `elicit::rmcp` and get the answer back typed and
-//! validated. Run it with
+//! A real MCP server, on rmcp (the official Rust MCP SDK), whose tools ask their user
+//! for input through `elicit::rmcp` and get the answer back typed and validated. It
+//! speaks stdio by default:
 //!
 //! ```text
 //! cargo run --example mcp_server --features rmcp_3
@@ -22,8 +22,58 @@
 //!
 //! Every tool result is text a model can read, and never an error for an answer the
 //! user gave.
+//!
+//! # Over Streamable HTTP, as a remote server (features `axum`, and `redis`)
+//!
+//! ```text
+//! cargo run --example mcp_server --features rmcp_3,axum -- --http 127.0.0.1:8080
+//! cargo run --example mcp_server --features rmcp_3,axum,redis -- --http 127.0.0.1:8081 \
+//!     --redis redis://127.0.0.1:6379/ --public-origin https://agent.example.com --instance b
+//! ```
+//!
+//! - `--http ADDR` serves MCP with rmcp's Streamable HTTP transport at `/mcp` of an axum
+//!   application listening on `ADDR` (port 0 picks a free one), and prints
+//!   `http://ADDR/mcp` on one stdout line once it accepts connections. rmcp's session
+//!   manager gives each client its session (`Mcp-Session-Id`) and a server of its own.
+//!   A request body over `remote::MAX_REQUEST_BODY` (256 KiB) is refused with `413`. A
+//!   request whose `Origin` is present and is neither the public origin nor a loopback
+//!   one is refused with `403` (the MCP transport's rule against DNS rebinding), and so
+//!   is a `Host` that is neither; a request without `Origin` (any non-browser client)
+//!   is served.
+//! - The server's own secure page (`elicit::axum::SecurePage`) is mounted on the same
+//!   listener under `/elicit/`, for what must not pass through the client.
+//! - `--public-origin ORIGIN` is where browsers reach the page (and this server): its
+//!   links are `ORIGIN/elicit/<token>`, and the page accepts only requests addressed to
+//!   it. Default `http://ADDR`. Every instance of one deployment behind a load balancer
+//!   is given the same one; plain `http` is accepted only for a loopback host (S1).
+//! - `--redis URL` keeps the URL elicitations' registry, the page's one-time tickets
+//!   and the repository links in Redis (`elicit::agent::RedisStore`), so that the
+//!   instances that share one Redis share them. Without it they live in this process.
+//! - `--instance NAME` names this instance on stderr and in the page tools' results
+//!   (default: its listening address).
+//!
+//! Over HTTP, where the page is served, two more tools use it:
+//!
+//! - **`save_api_key`** (no arguments): asks for an `ApiKey` (at least 16 characters) on the secure page
+//!   (`PeerElicitor::ask_secret`); the key never passes through the client, and the
+//!   result says how many characters it had, never the key. Declined or cancelled (in
+//!   the client or on the page) says so.
+//! - **`link_repository`** (no arguments): needs an access token of the user's
+//!   repository, given on the secure page. Until it has one, the call fails with
+//!   `-32042` (URL elicitation required, M4) naming the page; when the page is
+//!   submitted the instance that sent the error records the link (the token's length,
+//!   never the token) and sends `notifications/elicitation/complete` (U5). The retried
+//!   call, on whichever instance shares the store, finds the link and the elicitation
+//!   completed, and says so.
+//!
+//! This example has no login, over HTTP either: every client is the one local user
+//! (`LOCAL_USER`), and the page is bound to the first browser that opens its link. A
+//! remote server for several people binds each session to the user its authorization
+//! names (`PeerElicitor::with_user`) and checks the same user on the page
+//! (`SecurePageBuilder::authenticate`), so that only that user completes (E5, S6).
 
 use std::borrow::Cow;
+use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use elicit::agent::{AskError, UrlRegistry, UserId};
@@ -80,17 +130,20 @@ const URL_MESSAGE: &str = "Connect your account in your browser.";
 const CONNECT_URL: &str = "http://127.0.0.1:47616/connect";
 
 /// The one person this server serves: a stdio server is started by its user and has
-/// no login of its own. A server with real authentication binds the authenticated
+/// no login of its own (nor has this example over HTTP). A server with real authentication binds the authenticated
 /// identity instead, so that only that user can complete a URL elicitation (E5, S6).
 const LOCAL_USER: &str = "local-user";
 
-/// The server of one stdio connection.
+/// The server of one connection: the stdio one, or one Streamable HTTP session.
 #[derive(Default)]
 struct PlanServer {
     /// Made at the first tool call, after `initialize`, when rmcp knows what the
     /// client declared.
     connection: OnceLock<PeerElicitor>,
     registry: UrlRegistry,
+    /// Over HTTP: the secure page and the state the instances share.
+    #[cfg(feature = "axum")]
+    remote: Option<remote::Deployment>,
 }
 
 impl PlanServer {
@@ -178,14 +231,15 @@ fn not_asked_or_failed(error: AskError) -> CallToolResult {
     }
 }
 
-fn tools() -> Vec<Tool> {
+/// The tools of every connection; over HTTP, also those of the secure page.
+fn tools(with_page: bool) -> Vec<Tool> {
     let object = |json: Value| -> Map<String, Value> {
         match json {
             Value::Object(map) => map,
             _ => Map::new(),
         }
     };
-    vec![
+    let mut tools = vec![
         Tool::new(
             "plan_task",
             "Plan a task: asks you how to go about it (form mode).",
@@ -200,7 +254,21 @@ fn tools() -> Vec<Tool> {
             "Connect your account: sends you to a consent page (URL mode).",
             object(json!({ "type": "object", "properties": {} })),
         ),
-    ]
+    ];
+    if with_page {
+        tools.push(Tool::new(
+            "save_api_key",
+            "Save your API key: asks for it on the server's secure page (URL mode).",
+            object(json!({ "type": "object", "properties": {} })),
+        ));
+        tools.push(Tool::new(
+            "link_repository",
+            "Link your repository: needs its access token, given on the server's secure \
+             page first (URL elicitation required, then retry).",
+            object(json!({ "type": "object", "properties": {} })),
+        ));
+    }
+    tools
 }
 
 impl ServerHandler for PlanServer {
@@ -223,7 +291,7 @@ impl ServerHandler for PlanServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        Ok(ListToolsResult::with_all_items(tools(self.has_page())))
     }
 
     async fn call_tool(
@@ -232,6 +300,13 @@ impl ServerHandler for PlanServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let connection = self.connection(&context);
+        // Over HTTP, the tools of the secure page first.
+        #[cfg(feature = "axum")]
+        if let Some(remote) = &self.remote {
+            if let Some(result) = remote.call_tool(&request.name, connection).await {
+                return result.map(Into::into);
+            }
+        }
         let result = match request.name.as_ref() {
             "plan_task" => {
                 let task = request
@@ -246,21 +321,551 @@ impl ServerHandler for PlanServer {
             }
             "connect_account" => self.connect_account(connection).await,
             other => {
+                let names: Vec<_> = tools(self.has_page()).into_iter().map(|t| t.name).collect();
                 return Err(ErrorData::invalid_params(
-                    format!("no tool named {other:?}; the tools are plan_task and connect_account"),
+                    format!(
+                        "no tool named {other:?}; the tools are {}",
+                        names.join(", ")
+                    ),
                     None,
-                ))
+                ));
             }
         };
         Ok(result.into())
     }
 }
 
+impl PlanServer {
+    /// Whether this connection's tools include the secure page's.
+    fn has_page(&self) -> bool {
+        #[cfg(feature = "axum")]
+        return self.remote.is_some();
+        #[cfg(not(feature = "axum"))]
+        false
+    }
+}
+
+/// How to start it.
+const USAGE: &str = "usage: mcp_server [--http ADDR [--redis URL] [--public-origin ORIGIN]] \
+                     [--instance NAME]\n  without --http it speaks MCP on stdin and stdout";
+
+/// The command line.
+#[derive(Debug, Default)]
+struct Options {
+    /// Serve Streamable HTTP here instead of stdio.
+    http: Option<std::net::SocketAddr>,
+    /// The shared store.
+    redis: Option<String>,
+    /// Where browsers reach this server; default `http://` and the listening address.
+    public_origin: Option<String>,
+    /// This instance's name on stderr and in the results.
+    instance: Option<String>,
+}
+
+impl Options {
+    fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+        let mut options = Options::default();
+        while let Some(flag) = args.next() {
+            let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+            match flag.as_str() {
+                "--http" => {
+                    let addr = value()?;
+                    let parsed = addr.parse().map_err(|e| {
+                        format!("--http {addr:?} is not an address such as 127.0.0.1:8080 ({e})")
+                    })?;
+                    options.http = Some(parsed);
+                }
+                "--redis" => options.redis = Some(value()?),
+                "--public-origin" => options.public_origin = Some(value()?),
+                "--instance" => options.instance = Some(value()?),
+                other => return Err(format!("unknown argument {other:?}")),
+            }
+        }
+        if options.http.is_none() && (options.redis.is_some() || options.public_origin.is_some()) {
+            return Err(
+                "--redis and --public-origin apply to the HTTP server: add --http ADDR".into(),
+            );
+        }
+        Ok(options)
+    }
+}
+
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> ExitCode {
+    let options = match Options::parse(std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("mcp_server: {error}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let served = match options.http {
+        None => serve_stdio().await,
+        Some(addr) => serve_http(addr, &options).await,
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp_server: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One client, on stdin and stdout.
+async fn serve_stdio() -> Result<(), Box<dyn std::error::Error>> {
     let service = PlanServer::default()
         .serve(rmcp::transport::stdio())
         .await?;
     service.waiting().await?;
     Ok(())
+}
+
+#[cfg(feature = "axum")]
+async fn serve_http(
+    addr: std::net::SocketAddr,
+    options: &Options,
+) -> Result<(), Box<dyn std::error::Error>> {
+    remote::serve(addr, options).await
+}
+
+/// Without the page there is no HTTP server: it is mounted in the same application.
+#[cfg(not(feature = "axum"))]
+async fn serve_http(
+    _addr: std::net::SocketAddr,
+    _options: &Options,
+) -> Result<(), Box<dyn std::error::Error>> {
+    Err(
+        "--http serves the secure page too, which needs feature `axum` (and `--redis` \
+         feature `redis`): cargo run --example mcp_server --features rmcp_3,axum -- --http \
+         127.0.0.1:8080"
+            .into(),
+    )
+}
+
+/// The Streamable HTTP server: rmcp's transport at `/mcp`, the secure page beside it,
+/// and the state several instances share (feature `axum`; Redis with feature `redis`).
+#[cfg(feature = "axum")]
+mod remote {
+    use std::fmt;
+    use std::net::SocketAddr;
+    use std::sync::Arc;
+
+    use axum::http::Uri;
+    use axum::Router;
+    use elicit::agent::{
+        MemoryStore, RegistryLimits, Store, StoreError, UrlEntry, UrlRegistry, UrlState,
+    };
+    use elicit::axum::{PageTicket, PageWait, SecurePage, SecurePageBuilder};
+    use elicit::client::AgentIdentity;
+    use elicit::rmcp::{url_elicitation_required, PeerElicitor};
+    use elicit::{Elicit, Elicited};
+    use rmcp::model::CallToolResult;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    use rmcp::ErrorData;
+    use serde::{Deserialize, Serialize};
+
+    use super::{not_asked_or_failed, text, Options, PlanServer, LOCAL_USER};
+
+    /// The largest request body `/mcp` reads; a larger one is refused with `413`,
+    /// counted while the body streams in, whatever `Content-Length` says. A tool call
+    /// of this server is a few hundred bytes; 256 KiB leaves room for any client's
+    /// metadata and bounds what a client can make the server buffer. (The page has its
+    /// own bound, 64 KiB.)
+    pub const MAX_REQUEST_BODY: usize = 256 * 1024;
+
+    /// Where the page is mounted, under the public origin.
+    const PAGE_PATH: &str = "/elicit";
+
+    /// The key prefixes in Redis: one per kind of record.
+    #[cfg(feature = "redis")]
+    const PREFIXES: [&str; 3] = [
+        "elicit-mcp-server:url:",
+        "elicit-mcp-server:page:",
+        "elicit-mcp-server:link:",
+    ];
+
+    /// The API key `save_api_key` asks for on the secure page.
+    #[derive(Elicit)]
+    #[elicit(url_mode, title = "Your API key")]
+    pub struct ApiKey {
+        /// The API key of your account, from its settings page
+        #[elicit(title = "API key", min_length = 16, max_length = 200)]
+        api_key: String,
+    }
+
+    /// The access token `link_repository` needs, given on the secure page.
+    #[derive(Elicit)]
+    #[elicit(url_mode, title = "Link your repository")]
+    pub struct RepositoryToken {
+        /// An access token of your repository, with read access
+        #[elicit(title = "Access token", min_length = 16, max_length = 200)]
+        token: String,
+    }
+
+    /// The page's texts (no link in them: the client shows the URL itself).
+    const API_KEY_MESSAGE: &str = "Enter your API key on the server's secure page.";
+    const LINK_MESSAGE: &str =
+        "Link your repository: enter its access token on the server's secure page.";
+    const LINK_REQUIRED: &str =
+        "Linking the repository needs its access token first: open the page, then try again.";
+
+    /// What the deployment knows of a user's repository link, shared by its instances:
+    /// the URL elicitation that asks for the token, and once the page was submitted the
+    /// token's length. Never the token.
+    #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+    pub struct RepositoryLink {
+        elicitation_id: String,
+        token_characters: Option<usize>,
+    }
+
+    /// Everything the sessions of this instance share: the page, the stores (which the
+    /// instances of a deployment share through Redis) and the instance's name.
+    #[derive(Clone)]
+    pub struct Deployment {
+        pub registry: UrlRegistry,
+        page: SecurePage,
+        /// The registry's records, read here to see an elicitation another instance
+        /// completed.
+        entries: Arc<dyn Store<UrlEntry>>,
+        links: Arc<dyn Store<RepositoryLink>>,
+        instance: Arc<str>,
+    }
+
+    /// Serves Streamable HTTP and the page on `addr` until the process is stopped.
+    pub async fn serve(
+        addr: SocketAddr,
+        options: &Options,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|error| format!("cannot listen on {addr}: {error}"))?;
+        let addr = listener.local_addr()?;
+        let instance = options.instance.clone().unwrap_or_else(|| addr.to_string());
+        let public_origin = options
+            .public_origin
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}"));
+        let deployment = Deployment::new(&public_origin, options.redis.as_deref(), instance)?;
+        let app = application(&deployment)?;
+        deployment.log(format_args!(
+            "serving MCP at http://{addr}/mcp, the secure page at {}{PAGE_PATH}/, state in {}",
+            deployment.page.origin(),
+            if options.redis.is_some() {
+                "Redis"
+            } else {
+                "memory"
+            }
+        ));
+        // The one line a supervisor (or a test) waits for: the server accepts from now.
+        println!("http://{addr}/mcp");
+        axum::serve(listener, app).await?;
+        Ok(())
+    }
+
+    /// rmcp's Streamable HTTP service at `/mcp`, one `PlanServer` per session, and the
+    /// page's routes beside it.
+    fn application(deployment: &Deployment) -> Result<Router, Box<dyn std::error::Error>> {
+        let public: Uri = deployment.page.origin().parse()?;
+        let host = public.host().ok_or("the public origin has no host")?;
+        let port = public
+            .port_u16()
+            .unwrap_or(if public.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            });
+        let scheme = public.scheme_str().unwrap_or("http");
+        // DNS rebinding (MCP transport, "Security Warning"): a request must be
+        // addressed to this server (`Host`), and a browser's must come from a page of
+        // its own origin or of a loopback one (`Origin`); rmcp answers anything else
+        // with `403`. Requests without `Origin` are not a browser's and pass.
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(["localhost", "127.0.0.1", "::1", host])
+            .with_allowed_origins([
+                "http://localhost:*".to_owned(),
+                "http://127.0.0.1:*".to_owned(),
+                "http://[::1]:*".to_owned(),
+                format!("{scheme}://{host}:{port}"),
+            ])
+            .with_max_request_body_bytes(MAX_REQUEST_BODY);
+        let sessions = deployment.clone();
+        let mcp = StreamableHttpService::new(
+            move || Ok(PlanServer::remote(sessions.clone())),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let page = &deployment.page;
+        Ok(Router::new()
+            .nest_service("/mcp", mcp)
+            .nest(page.mount_path(), page.router()))
+    }
+
+    impl PlanServer {
+        /// The server of one Streamable HTTP session.
+        fn remote(deployment: Deployment) -> Self {
+            PlanServer {
+                connection: Default::default(),
+                registry: deployment.registry.clone(),
+                remote: Some(deployment),
+            }
+        }
+    }
+
+    impl Deployment {
+        /// The page at `public_origin`, and the stores: in Redis at `redis`, or in memory.
+        fn new(
+            public_origin: &str,
+            redis: Option<&str>,
+            instance: String,
+        ) -> Result<Deployment, Box<dyn std::error::Error>> {
+            let page = SecurePage::builder().agent(
+                AgentIdentity::new("elicit-mcp-server").with_title("elicit example MCP server"),
+            );
+            let (registry, page, entries, links) = match redis {
+                None => in_memory(page),
+                Some(url) => in_redis(url, page)?,
+            };
+            let page = page.mounted(public_origin, PAGE_PATH)?;
+            Ok(Deployment {
+                registry,
+                page,
+                entries,
+                links,
+                instance: instance.into(),
+            })
+        }
+
+        /// One line on stderr, naming the instance.
+        pub fn log(&self, line: fmt::Arguments<'_>) {
+            eprintln!("[{}] {line}", self.instance);
+        }
+
+        /// The page's tools; `None` for another name.
+        pub async fn call_tool(
+            &self,
+            name: &str,
+            connection: &PeerElicitor,
+        ) -> Option<Result<CallToolResult, ErrorData>> {
+            let result = match name {
+                "save_api_key" => Ok(self.save_api_key(connection).await),
+                "link_repository" => self.link_repository(connection).await,
+                _ => return None,
+            };
+            self.log(format_args!(
+                "tools/call {name}: {}",
+                match &result {
+                    Ok(_) => "answered",
+                    Err(_) => "error",
+                }
+            ));
+            Some(result)
+        }
+
+        /// `save_api_key`: the key on the page, its length in the result.
+        async fn save_api_key(&self, connection: &PeerElicitor) -> CallToolResult {
+            match connection
+                .ask_secret::<ApiKey>(&self.page, API_KEY_MESSAGE)
+                .await
+            {
+                Ok(Elicited::Accepted(key)) => text(format!(
+                    "Saved an API key of {} characters (instance {}). It went from your \
+                     browser to this server only; it is not shown here.",
+                    key.api_key.chars().count(),
+                    self.instance
+                )),
+                Ok(Elicited::Declined) => {
+                    text("You declined to give the API key; nothing was done.")
+                }
+                Ok(Elicited::Cancelled) => text(
+                    "You cancelled giving the API key (or the page expired); nothing was done.",
+                ),
+                Err(error) => not_asked_or_failed(error),
+            }
+        }
+
+        /// `link_repository`: done if the shared store says the token was given on the
+        /// page and the elicitation is completed; else `-32042` with a new page link.
+        async fn link_repository(
+            &self,
+            connection: &PeerElicitor,
+        ) -> Result<CallToolResult, ErrorData> {
+            let known = self.links.get(LOCAL_USER).map_err(store_failed)?;
+            if let Some(RepositoryLink {
+                elicitation_id,
+                token_characters: Some(characters),
+            }) = &known
+            {
+                // Whichever instance sent the elicitation and completed it.
+                let entry = self.entries.get(elicitation_id).map_err(store_failed)?;
+                if entry.is_some_and(|entry| entry.state() == UrlState::Completed) {
+                    return Ok(text(format!(
+                        "The repository is linked with an access token of {characters} \
+                         characters, given on the secure page for elicitation \
+                         {elicitation_id} (instance {}).",
+                        self.instance
+                    )));
+                }
+            }
+            let link = self
+                .page
+                .link::<RepositoryToken>(LINK_MESSAGE)
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            let pending = match connection.prepare_url(LINK_MESSAGE, link.url()) {
+                Ok(pending) => pending,
+                // C7, F6: no URL mode, no elicitation.
+                Err(error) => return Ok(not_asked_or_failed(error)),
+            };
+            let id = pending.elicitation_id().to_owned();
+            let forget = |error: ErrorData| {
+                connection.elicitor().forget(&id);
+                error
+            };
+            let wait = link
+                .open(&id, connection.elicitor().user())
+                .map_err(|error| forget(ErrorData::internal_error(error.to_string(), None)))?;
+            let record = RepositoryLink {
+                elicitation_id: id.clone(),
+                token_characters: None,
+            };
+            let recorded = match &known {
+                None => self.links.insert_new(LOCAL_USER, record.clone()),
+                Some(old) => self
+                    .links
+                    .compare_and_swap(LOCAL_USER, old, Some(record.clone())),
+            };
+            match recorded {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Err(forget(ErrorData::internal_error(
+                        "another call is linking the repository at this moment; try again",
+                        None,
+                    )))
+                }
+                Err(error) => return Err(forget(store_failed(error))),
+            }
+            self.log(format_args!("link_repository: -32042 for elicitation {id}"));
+            tokio::spawn(self.clone().finish_link(connection.clone(), record, wait));
+            // M4: the client opens the page and retries the call.
+            Err(url_elicitation_required(LINK_REQUIRED, &[pending]))
+        }
+
+        /// Waits for the page of `record`, then records the token's length and sends
+        /// `notifications/elicitation/complete` on the connection that got `-32042`.
+        async fn finish_link(
+            self,
+            connection: PeerElicitor,
+            record: RepositoryLink,
+            wait: PageWait<RepositoryToken>,
+        ) {
+            let id = record.elicitation_id.clone();
+            let submitted = match wait.answer().await {
+                Ok(Elicited::Accepted(submitted)) => submitted,
+                Ok(Elicited::Declined | Elicited::Cancelled) | Err(_) => {
+                    // Refused, expired or closed: nothing is linked.
+                    connection.elicitor().forget(&id);
+                    let _ = self.links.compare_and_swap(LOCAL_USER, &record, None);
+                    self.log(format_args!(
+                        "link_repository: elicitation {id} ended unlinked"
+                    ));
+                    return;
+                }
+            };
+            // First what the retry reads, then the completion: a retry that sees the
+            // elicitation completed also sees the link.
+            let linked = RepositoryLink {
+                token_characters: Some(submitted.value().token.chars().count()),
+                ..record.clone()
+            };
+            match self
+                .links
+                .compare_and_swap(LOCAL_USER, &record, Some(linked))
+            {
+                Ok(true) => {}
+                outcome => {
+                    connection.elicitor().forget(&id);
+                    self.log(format_args!(
+                        "link_repository: elicitation {id} not recorded ({})",
+                        match outcome {
+                            Ok(_) => "a newer link replaced it".to_owned(),
+                            Err(error) => error.to_string(),
+                        }
+                    ));
+                    return;
+                }
+            }
+            match connection.complete(&id, submitted.user()).await {
+                Ok(()) => self.log(format_args!("link_repository: elicitation {id} completed")),
+                Err(error) => self.log(format_args!(
+                    "link_repository: elicitation {id} not completed: {error}"
+                )),
+            }
+        }
+    }
+
+    /// A store that failed: an error of the tool, never a success.
+    fn store_failed(error: StoreError) -> ErrorData {
+        ErrorData::internal_error(format!("the server's store failed: {error}"), None)
+    }
+
+    type Stores = (
+        UrlRegistry,
+        SecurePageBuilder,
+        Arc<dyn Store<UrlEntry>>,
+        Arc<dyn Store<RepositoryLink>>,
+    );
+
+    /// Everything in this process: one instance alone.
+    fn in_memory(page: SecurePageBuilder) -> Stores {
+        let entries = MemoryStore::<UrlEntry>::new();
+        (
+            UrlRegistry::with_store(entries.clone(), RegistryLimits::DEFAULT),
+            page.store(MemoryStore::<PageTicket>::new()),
+            Arc::new(entries),
+            Arc::new(MemoryStore::<RepositoryLink>::new()),
+        )
+    }
+
+    /// Everything in the Redis at `url`, on one connection, each kind under its prefix.
+    #[cfg(feature = "redis")]
+    fn in_redis(url: &str, page: SecurePageBuilder) -> Result<Stores, Box<dyn std::error::Error>> {
+        use elicit::agent::{RedisConfig, RedisStore};
+        let [url_prefix, page_prefix, link_prefix] = PREFIXES;
+        let entries: RedisStore<UrlEntry> =
+            RedisStore::connect(url, RedisConfig::new().prefix(url_prefix))
+                .map_err(|error| format!("cannot use Redis at {url}: {}", with_causes(&error)))?;
+        Ok((
+            UrlRegistry::with_store(entries.clone(), RegistryLimits::DEFAULT),
+            page.store(entries.with_prefix::<PageTicket>(page_prefix)),
+            Arc::new(entries.clone()),
+            Arc::new(entries.with_prefix::<RepositoryLink>(link_prefix)),
+        ))
+    }
+
+    /// An error and its causes, on one line: the store's error names the operation,
+    /// redis-rs's the reason.
+    #[cfg(feature = "redis")]
+    fn with_causes(error: &dyn std::error::Error) -> String {
+        let mut line = error.to_string();
+        let mut cause = error.source();
+        while let Some(error) = cause {
+            line.push_str(": ");
+            line.push_str(&error.to_string());
+            cause = error.source();
+        }
+        line
+    }
+
+    #[cfg(not(feature = "redis"))]
+    fn in_redis(
+        _url: &str,
+        _page: SecurePageBuilder,
+    ) -> Result<Stores, Box<dyn std::error::Error>> {
+        Err(
+            "--redis needs feature `redis`: cargo run --example mcp_server \
+             --features rmcp_3,axum,redis -- --http ADDR --redis URL"
+                .into(),
+        )
+    }
 }

@@ -152,6 +152,7 @@ pub fn build_example(name: &str) -> PathBuf {
         ("html", cfg!(feature = "html")),
         ("axum", cfg!(feature = "axum")),
         ("inquire", cfg!(feature = "inquire")),
+        ("redis", cfg!(feature = "redis")),
     ]
     .into_iter()
     .filter_map(|(feature, on)| on.then_some(feature))

@@ -9,6 +9,7 @@ mod acp_agent;
 mod acp_client;
 mod mcp_client;
 mod mcp_server;
+mod mcp_server_http;
 mod terminal_client;
 mod terminal_tmux;
 mod url_secret_agent;
