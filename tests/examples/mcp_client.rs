@@ -5,7 +5,7 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common;
 
@@ -132,7 +132,7 @@ impl Tmux {
 
     /// Waits (at most 30 s) until the screen shows `text`; returns the screen.
     fn wait_for(&self, text: &str) -> String {
-        let started = Instant::now();
+        let started = std::time::Instant::now();
         loop {
             let screen = self.screen();
             if screen.contains(text) {
