@@ -487,16 +487,27 @@ impl ConformanceServer {
         }
         let declared = context.client_capabilities().unwrap_or_default();
         let mut round = self.rounds.begin(this);
+        let mut asked = 0;
         // C7: a form only when the request declares elicitation (form mode).
         match round.form::<UserName>(context, "user_name", "What is your name?") {
-            Ok(_) | Err(AskError::ModeNotSupported(_)) => {}
+            Ok(_) => asked += 1,
+            Err(AskError::ModeNotSupported(_)) => {}
             Err(error) => return Err(round_failed(error)),
         }
         if declared.sampling.is_some() {
             round.request("greeting", sampling_request());
+            asked += 1;
         }
         if declared.roots.is_some() {
             round.request("client_roots", roots_request());
+            asked += 1;
+        }
+        if asked == 0 {
+            return Ok(text(
+                "Your client declared none of elicitation (form), sampling and roots, \
+                 so there is nothing this tool can ask; nothing was done.",
+            )
+            .into());
         }
         Ok(round.seal()?.into())
     }
