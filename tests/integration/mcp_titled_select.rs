@@ -132,3 +132,119 @@ fn a_2025_06_18_client_gets_enum_names_valid_in_its_schema() {
     assert!(!acp_json.to_string().contains("enumNames"));
     assert_acp("CreateElicitationRequest", &acp_json);
 }
+
+/// Through rmcp: the titled select a `PeerElicitor` sends follows the protocol version
+/// the client negotiated in `initialize`.
+#[cfg(feature = "rmcp_3")]
+mod negotiated {
+    use ::rmcp::model::{
+        ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, Implementation,
+        InitializeRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    };
+    use ::rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
+    use ::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt};
+    use elicit::protocol::mcp::TitledSelect;
+    use elicit::rmcp::PeerElicitor;
+    use elicit::{Elicit, Elicited};
+    use serde_json::{json, Value};
+
+    use super::assert_mcp_2025_06_18;
+    use crate::protocol_support::assert_mcp;
+    use crate::protocol_support::rmcp_wire::{accept, bounded, in_memory, parse, Relay, Wire};
+
+    #[derive(Elicit, Debug, PartialEq)]
+    struct Pick {
+        #[elicit(title = "Size")]
+        size: Size,
+    }
+
+    #[derive(Elicit, Debug, Clone, Copy, PartialEq)]
+    #[elicit(rename_all = "lowercase")]
+    enum Size {
+        #[elicit(title = "Small")]
+        Small,
+        #[elicit(title = "Large")]
+        Large,
+    }
+
+    #[derive(Clone)]
+    struct Server;
+
+    impl ServerHandler for Server {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        }
+    }
+
+    /// A client of `version` that declares form mode and picks "large".
+    #[derive(Clone)]
+    struct Client(ProtocolVersion);
+
+    impl ClientHandler for Client {
+        async fn create_elicitation(
+            &self,
+            _request: ElicitRequestParams,
+            _context: RequestContext<RoleClient>,
+        ) -> Result<ElicitResult, ErrorData> {
+            accept(json!({ "size": "large" }))
+        }
+
+        fn get_info(&self) -> ClientConfig {
+            let capabilities: ClientCapabilities =
+                serde_json::from_value(json!({ "elicitation": {} })).unwrap();
+            let mut info = InitializeRequestParams::new(
+                capabilities,
+                Implementation::new("elicit-tests", "1"),
+            );
+            info.protocol_version = self.0.clone();
+            info
+        }
+    }
+
+    /// Connects, asks for a [`Pick`] and returns the `elicitation/create` as sent.
+    async fn ask_as(version: ProtocolVersion) -> (TitledSelect, Value) {
+        let (server_io, client_io, wire): (_, _, Wire) = in_memory(Relay::default());
+        let server = tokio::spawn(Server.serve(server_io));
+        let client: RunningService<RoleClient, Client> =
+            bounded("initialize", Client(version).serve(client_io))
+                .await
+                .expect("the client initializes");
+        let server: RunningService<RoleServer, Server> = bounded("server", server)
+            .await
+            .unwrap()
+            .expect("the server initializes");
+        let elicitor = PeerElicitor::new(server.peer());
+        let answer = bounded("ask", elicitor.ask::<Pick>("Which size?")).await;
+        assert_eq!(
+            answer.unwrap(),
+            Elicited::Accepted(Pick { size: Size::Large })
+        );
+        let creates = wire.creates();
+        assert_eq!(creates.len(), 1, "{creates:?}");
+        let _ = client.cancel().await;
+        (elicitor.titled_select(), parse(&creates[0]))
+    }
+
+    // covers: M5, F3
+    #[tokio::test]
+    async fn a_2025_06_18_client_gets_enum_names_and_a_2025_11_25_client_one_of() {
+        let (titled, old) = ask_as(ProtocolVersion::V_2025_06_18).await;
+        assert_eq!(titled, TitledSelect::LegacyEnumNames);
+        assert_eq!(
+            old["params"]["requestedSchema"]["properties"]["size"],
+            json!({ "type": "string", "title": "Size", "enum": ["small", "large"],
+                    "enumNames": ["Small", "Large"] })
+        );
+        assert_mcp_2025_06_18("ElicitRequest", &old);
+
+        let (titled, new) = ask_as(ProtocolVersion::V_2025_11_25).await;
+        assert_eq!(titled, TitledSelect::OneOf);
+        let size = &new["params"]["requestedSchema"]["properties"]["size"];
+        assert!(size.get("enumNames").is_none(), "{size}");
+        assert_eq!(
+            size["oneOf"][1],
+            json!({ "const": "large", "title": "Large" })
+        );
+        assert_mcp("2025-11-25", "ElicitRequest", &new);
+    }
+}
