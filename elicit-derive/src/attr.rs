@@ -654,7 +654,7 @@ impl Entry {
                 kind: ValueKind::Int(i, lit),
                 tokens,
             }) => no_suffix(cx, &self.key, lit.suffix(), tokens)
-                .then(|| int64(cx, &self.key, *i, tokens).map(Num::Int))
+                .then(|| safe_integer(cx, &self.key, *i, tokens).map(Num::Int))
                 .flatten(),
             Some(Value {
                 kind: ValueKind::Float(f, lit),
@@ -690,7 +690,7 @@ impl Entry {
                 if !no_suffix(cx, &self.key, lit.suffix(), tokens) {
                     return None;
                 }
-                DefaultLit::Int(int64(cx, &self.key, *i, tokens)?)
+                DefaultLit::Int(safe_integer(cx, &self.key, *i, tokens)?)
             }
             ValueKind::Float(f, lit) => {
                 if !no_suffix(cx, &self.key, lit.suffix(), tokens) {
@@ -770,17 +770,25 @@ fn no_suffix(cx: &Ctxt, key: &Ident, suffix: &str, tokens: &TokenStream) -> bool
     false
 }
 
-fn int64(cx: &Ctxt, key: &Ident, i: i128, tokens: &TokenStream) -> Option<i64> {
-    match i64::try_from(i) {
-        Ok(i) => Some(i),
-        Err(_) => {
-            cx.error_spanned_by(
-                tokens,
-                format!("`{key}` must fit in an int64, the wire's integer (F2)"),
-            );
-            None
-        }
+/// The largest integer a JSON number carries exactly to every client (2^53 − 1, as
+/// `elicit_core::typed::MAX_SAFE_INTEGER`): a JavaScript client reads larger ones
+/// rounded, so an integer literal beyond ±this could not mean what it says.
+const MAX_SAFE_INTEGER: i128 = (1 << 53) - 1;
+
+fn safe_integer(cx: &Ctxt, key: &Ident, i: i128, tokens: &TokenStream) -> Option<i64> {
+    if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i) {
+        // In range of an i64 by the bound above.
+        return i64::try_from(i).ok();
     }
+    cx.error_spanned_by(
+        tokens,
+        format!(
+            "`{key}` must be within -{MAX_SAFE_INTEGER}..={MAX_SAFE_INTEGER} (2^53 - 1): \
+             a JavaScript client reads a larger integer rounded, so the form would not \
+             say what you wrote; integer fields are limited to this range"
+        ),
+    );
+    None
 }
 
 fn finite(cx: &Ctxt, key: &Ident, f: f64, tokens: &TokenStream) -> Option<f64> {

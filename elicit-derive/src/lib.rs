@@ -36,7 +36,8 @@ use syn::parse_macro_input;
 ///
 /// A field's type decides its property kind through the field traits of `elicit-core`:
 /// `String`, `Cow<'static, str>`, `bool`, the integer types (the type's range is the
-/// default `minimum`/`maximum`, clamped to int64), `f32`/`f64`, unit-only enums deriving
+/// default `minimum`/`maximum`, clamped to ±(2^53 − 1), the integers every client
+/// reads exactly: `elicit_core::typed::MAX_SAFE_INTEGER`), `f32`/`f64`, unit-only enums deriving
 /// `Elicit`, `Option` of these, and `Vec`/`BTreeSet`/`HashSet` of such an enum. Every
 /// mistake the macro can see is a compile error on the offending token, all reported in
 /// one build; a field whose name, title or description asks for a secret is refused

@@ -7,6 +7,7 @@ mod protocol_support;
 
 mod acp_agent;
 mod acp_client;
+mod conformance_server;
 mod mcp_client;
 mod mcp_server;
 mod mcp_server_http;

@@ -66,8 +66,8 @@ pub struct Profile {
     pub internal_id: u64,
 }
 
-/// Every number type: integer ranges come from the Rust type (clamped to int64), and
-/// narrower literal bounds replace them.
+/// Every number type: integer ranges come from the Rust type (clamped to ±(2^53 - 1), the
+/// integers every client reads exactly), and narrower literal bounds replace them.
 #[derive(Elicit, Debug, Clone, PartialEq)]
 pub struct Numbers {
     pub tiny: i8,

@@ -25,6 +25,7 @@ use elicit::schema::Format;
 use elicit::schema::{
     FormatSpec, IntegerSchema, NumberSchema, Options, PropertyKind, StringSchema,
 };
+use elicit::typed::MAX_SAFE_INTEGER;
 use elicit::{Elicit, RequestedSchema};
 use forms::{
     Choices, Color, Level, Numbers, Profile, Refactor, Settings, Strategy as Approach, Strict,
@@ -209,10 +210,10 @@ fn round_trip_numbers() {
         any::<u16>(),
         any::<i32>(),
         any::<u32>(),
-        any::<i64>(),
-        0..=i64::MAX as u64,
-        any::<isize>(),
-        0..=i64::MAX as usize,
+        -MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER,
+        0..=MAX_SAFE_INTEGER as u64,
+        -(MAX_SAFE_INTEGER as isize)..=MAX_SAFE_INTEGER as isize,
+        0..=MAX_SAFE_INTEGER as usize,
     );
     let floats = (
         0.5f64..=2.0,

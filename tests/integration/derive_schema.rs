@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 
 use elicit::content::ValidationErrorKind;
+use elicit::typed::MAX_SAFE_INTEGER;
 use elicit::{Elicit, ElicitationResponse, Elicited, RequestedSchema};
 use forms::*;
 use serde_json::{json, Value};
@@ -172,6 +173,57 @@ fn integers_written_as_floats_convert() {
     let r = Refactor::from_content(&content).unwrap();
     assert_eq!(r.passes, 3);
     assert_eq!(Refactor::requested_schema().validate(&content), Ok(()));
+}
+
+// covers: D5, F3, R3
+#[test]
+fn wide_integers_ask_and_accept_what_every_client_reads_exactly() {
+    // What is sent: ±(2^53 - 1) for the 64-bit types, the integers a JavaScript
+    // client reads without rounding; never ±2^63.
+    let schema = Numbers::requested_schema().to_json();
+    let bounds = |name: &str| {
+        let p = &schema["properties"][name];
+        (p["minimum"].as_i64(), p["maximum"].as_i64())
+    };
+    let max = Some(MAX_SAFE_INTEGER);
+    assert_eq!(bounds("long"), (Some(-MAX_SAFE_INTEGER), max));
+    assert_eq!(bounds("size"), (Some(-MAX_SAFE_INTEGER), max));
+    assert_eq!(bounds("ulong"), (Some(0), max));
+    assert_eq!(bounds("usize_"), (Some(0), max));
+    assert_eq!(
+        bounds("int"),
+        (Some(i64::from(i32::MIN)), Some(i64::from(i32::MAX)))
+    );
+    // What is validated is exactly that (F3): the edges pass, one beyond fails, in the
+    // schema's validation and the typed parse alike.
+    let example = Numbers::example();
+    assert_eq!(
+        Numbers::from_content(&example.to_content()),
+        Ok(example.clone())
+    );
+    for (name, beyond) in [
+        ("long", json!(MAX_SAFE_INTEGER + 1)),
+        ("long", json!(-MAX_SAFE_INTEGER - 1)),
+        ("size", json!(i64::MIN)),
+        ("ulong", json!(MAX_SAFE_INTEGER + 1)),
+        ("ulong", json!(u64::MAX)),
+        ("usize_", json!(9_007_199_254_740_992.0)),
+    ] {
+        let mut content = example.to_content();
+        content[name] = beyond.clone();
+        let errors = Numbers::from_content(&content).unwrap_err();
+        assert_eq!(
+            Some(errors.clone()),
+            Numbers::requested_schema().validate(&content).err(),
+            "{name} = {beyond}"
+        );
+        let failing: Vec<&str> = errors
+            .errors()
+            .iter()
+            .filter_map(|e| e.property.as_deref())
+            .collect();
+        assert_eq!(failing, [name], "{name} = {beyond}");
+    }
 }
 
 // covers: D5
@@ -358,8 +410,8 @@ impl Numbers {
             ushort: 60_000,
             int: -70_000,
             uint: 4_000_000_000,
-            long: i64::MIN,
-            ulong: i64::MAX as u64,
+            long: -MAX_SAFE_INTEGER,
+            ulong: MAX_SAFE_INTEGER as u64,
             size: -5,
             usize_: 5,
             ratio: 1.5,

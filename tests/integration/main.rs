@@ -22,6 +22,7 @@ mod content_validate;
 mod derive_key_order;
 mod derive_proptest;
 mod derive_schema;
+mod mcp_titled_select;
 mod protocol_acp;
 mod protocol_capabilities;
 mod protocol_create;

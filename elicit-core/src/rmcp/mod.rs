@@ -106,7 +106,9 @@ use ::rmcp::ErrorData;
 use serde_json::Value;
 
 use crate::agent::{schema_answer, AskError, ConnectionId, Elicitor, UserId};
-use crate::protocol::mcp::{v2025_11_25, McpElicitationCapabilities, ELICITATION_CREATE};
+use crate::protocol::mcp::{
+    v2025_11_25, McpElicitationCapabilities, McpSchema, TitledSelect, ELICITATION_CREATE,
+};
 use crate::protocol::{
     CreateElicitation, ElicitationCapabilities, ElicitationResponse, JsonRpcError, Mode, Scope,
 };
@@ -249,13 +251,74 @@ impl PeerElicitor {
         schema_answer(schema, &response)
     }
 
+    /// As [`ask_schema`](Self::ask_schema), with the MCP form of the schema chosen by
+    /// the server: the properties it named with [`McpSchema::with_legacy_titled`] go out
+    /// as MCP's legacy titled select, `enum` + `enumNames` ([M5](crate::rules#m5)), the
+    /// others as [`titled_select`](Self::titled_select) says. The answer is validated
+    /// against the schema ([F3](crate::rules#f3)), which reads the same whichever form
+    /// carried it.
+    ///
+    /// ```no_run
+    /// # async fn run(elicitor: &elicit_core::rmcp::PeerElicitor) -> Result<(), Box<dyn std::error::Error>> {
+    /// use elicit_core::protocol::mcp::McpSchema;
+    /// use elicit_core::RequestedSchema;
+    /// use serde_json::json;
+    ///
+    /// let schema = RequestedSchema::from_json(&json!({ "type": "object", "properties": {
+    ///     "size": { "type": "string", "oneOf": [
+    ///         { "const": "s", "title": "Small" }, { "const": "l", "title": "Large" } ] } } }))?;
+    /// let answer = elicitor
+    ///     .ask_mcp_schema("Which size?", &McpSchema::new(schema).with_legacy_titled("size")?)
+    ///     .await?;
+    /// # let _ = answer; Ok(()) }
+    /// ```
+    pub async fn ask_mcp_schema(
+        &self,
+        message: impl Into<String>,
+        schema: &McpSchema,
+    ) -> Result<Elicited<Value>, AskError> {
+        let request = self
+            .elicitor
+            .form_schema(mcp_scope(), message, schema.schema())?;
+        let response = self.send_with(&request, schema.legacy_properties()).await?;
+        schema_answer(schema.schema(), &response)
+    }
+
+    /// How this client reads a titled single-select ([M5](crate::rules#m5)): by the
+    /// protocol version it negotiated in `initialize`, the legacy `enum` + `enumNames`
+    /// up to 2025-06-18, `oneOf` after ([`TitledSelect::for_protocol_version`]).
+    pub fn titled_select(&self) -> TitledSelect {
+        self.peer.peer_info().map_or(TitledSelect::OneOf, |info| {
+            TitledSelect::for_protocol_version(info.protocol_version.as_str())
+        })
+    }
+
     /// Sends an `elicitation/create` the Elicitor built, in MCP 2025-11-25 form, and
     /// reads the client's result.
     async fn send(&self, request: &CreateElicitation) -> Result<ElicitationResponse, AskError> {
+        self.send_with(request, &[]).await
+    }
+
+    /// [`send`](Self::send), with these properties of a form written as MCP's legacy
+    /// titled select ([M5](crate::rules#m5)).
+    async fn send_with(
+        &self,
+        request: &CreateElicitation,
+        legacy: &[String],
+    ) -> Result<ElicitationResponse, AskError> {
         // M1, M7: the scope and `pattern` are left out; the properties keep their order.
-        let params = v2025_11_25::ElicitRequestParams::try_from(request)
+        // M5: titled selects in the form the client's version reads.
+        let mut params = v2025_11_25::ElicitRequestParams::try_from(request)
             .expect("the Elicitor builds only form and URL requests, which both have an MCP form")
-            .to_json();
+            .with_titled_select(self.titled_select());
+        if let v2025_11_25::ElicitRequestParams::Form(form) = params {
+            let form = legacy.iter().try_fold(form, |form, property| {
+                form.with_legacy_titled(property.as_str())
+                    .map_err(AskError::transport)
+            })?;
+            params = v2025_11_25::ElicitRequestParams::Form(form);
+        }
+        let params = params.to_json();
         // Raw, not rmcp's typed `create_elicitation`: its schema model would sort the
         // properties of a schema it builds and drop members it has no room for (module
         // docs, "Why elicit sends its own JSON"). D13: this JSON is the declared order.

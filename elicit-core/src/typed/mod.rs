@@ -100,17 +100,42 @@ pub trait Elicit: Sized {
     }
 }
 
+/// The largest integer a JSON number carries exactly to every client: 2^53 − 1, what
+/// JavaScript calls `Number.MAX_SAFE_INTEGER`. A JavaScript client (most MCP and ACP
+/// clients are) reads every JSON number as a double, so `9007199254740993` arrives as
+/// `9007199254740992`: a bound or a value beyond ±this is not what the client sees.
+///
+/// So an integer field asks for what both ends read alike: the range of its Rust type
+/// clamped to `-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER`, written as the property's
+/// `minimum` and `maximum` (`i64`, `isize`: ±(2^53 − 1); `u64`, `usize`: 0..=2^53 − 1;
+/// the narrower types their own range). The typed parse enforces exactly that range
+/// ([F3](crate::rules#f3): what is sent and what is validated agree): a larger answer
+/// is a validation error, never a rounded value. A bound or default written beyond it
+/// on `#[derive(Elicit)]` is a compile error on that literal.
+///
+/// ```
+/// use elicit_core::typed::{Field, Shape, MAX_SAFE_INTEGER};
+///
+/// assert_eq!(MAX_SAFE_INTEGER, 9_007_199_254_740_991);
+/// let Shape::Integer { min, max } = <u64 as Field>::SHAPE else { unreachable!() };
+/// assert_eq!((min, max), (0, MAX_SAFE_INTEGER));
+/// let Shape::Integer { min, max } = <i16 as Field>::SHAPE else { unreachable!() };
+/// assert_eq!((min, max), (-32768, 32767));
+/// ```
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
 /// What kind of property a Rust type is, before the field's attributes add constraints.
 /// Const-constructible, so a derived schema is built at compile time.
 #[derive(Debug, Clone, Copy)]
 pub enum Shape {
     /// Free text.
     Text,
-    /// An integer whose Rust type holds exactly `min..=max` (clamped to int64).
+    /// An integer whose Rust type holds exactly `min..=max`, clamped to the integers a
+    /// JSON number carries exactly to every client (±[`MAX_SAFE_INTEGER`]).
     Integer {
-        /// The type's smallest value (clamped to int64).
+        /// The type's smallest value, at least `-MAX_SAFE_INTEGER`.
         min: i64,
-        /// The type's largest value (clamped to int64).
+        /// The type's largest value, at most `MAX_SAFE_INTEGER`.
         max: i64,
     },
     /// A floating-point number; `f32` bounds its range, `f64` does not.
@@ -378,11 +403,12 @@ impl NonOptional for bool {}
 macro_rules! integer_field {
     ($($t:ty),*) => {$(
         impl Field for $t {
-            // The type's own range, clamped to int64 (the wire's integer): `u64`,
-            // `usize` and `i128`-sized values above `i64::MAX` cannot be asked for.
+            // The type's own range, clamped to what every client reads exactly
+            // (MAX_SAFE_INTEGER): `i64`, `u64`, `isize` and `usize` values beyond
+            // ±(2^53 − 1) cannot be asked for.
             const SHAPE: Shape = Shape::Integer {
-                min: if (<$t>::MIN as i128) < (i64::MIN as i128) { i64::MIN } else { <$t>::MIN as i64 },
-                max: if (<$t>::MAX as i128) > (i64::MAX as i128) { i64::MAX } else { <$t>::MAX as i64 },
+                min: if (<$t>::MIN as i128) < -(MAX_SAFE_INTEGER as i128) { -MAX_SAFE_INTEGER } else { <$t>::MIN as i64 },
+                max: if (<$t>::MAX as i128) > (MAX_SAFE_INTEGER as i128) { MAX_SAFE_INTEGER } else { <$t>::MAX as i64 },
             };
             const RUST_TYPE: &'static str = stringify!($t);
             fn from_json(value: &Value) -> Result<Self, ValidationErrorKind> {

@@ -33,7 +33,7 @@ use super::create::{checked_url, CreateElicitation, SchemaRef};
 use super::error::{ParamsError, ParamsErrorKind};
 use super::jsonrpc::RequestId;
 use super::response::{Action, ElicitationResponse};
-use crate::schema::{Meta, ParseOptions, RequestedSchema, SchemaError};
+use crate::schema::{Meta, ParseOptions, PropertyKind, RequestedSchema, SchemaError};
 
 mod params;
 pub mod v2025_11_25;
@@ -275,19 +275,105 @@ impl<'de> Deserialize<'de> for McpElicitationCapabilities {
 /// Read with the lenient parse, which takes MCP's legacy `enum` + `enumNames` as a
 /// titled single-select ([M5](crate::rules#m5)). Written without `pattern`, which MCP's schema does not
 /// have ([M7](crate::rules#m7)); the agent keeps the full schema and still enforces the pattern when it
-/// validates the answer. Everything else is written as in ACP.
+/// validates the answer. A titled single-select is written as `oneOf`, or as the legacy
+/// `enum` + `enumNames` where that is the right form ([`TitledSelect`]): for a client
+/// of a protocol version that knows nothing else, or for a property the server names
+/// ([`with_legacy_titled`](Self::with_legacy_titled)). Everything else is written as
+/// in ACP, which never gets the legacy form: it is written here only.
 #[derive(Debug, Clone, PartialEq)]
-pub struct McpSchema(SchemaRef);
+pub struct McpSchema {
+    schema: SchemaRef,
+    /// How every titled single-select is written.
+    titled: TitledSelect,
+    /// Properties written as `enum` + `enumNames` whatever `titled` says.
+    legacy: Vec<String>,
+}
+
+/// How an MCP message writes a titled single-select ([M5](crate::rules#m5)).
+///
+/// MCP 2025-06-18 has one titled select, `{"type": "string", "enum": [..],
+/// "enumNames": [..]}`; 2025-11-25 added `oneOf` of `{const, title}` and keeps the old
+/// form as deprecated (`LegacyTitledEnumSchema`). ACP has only `oneOf`: this choice
+/// exists in the MCP dialect only.
+///
+/// ```
+/// use elicit_core::protocol::mcp::TitledSelect;
+///
+/// assert_eq!(TitledSelect::for_protocol_version("2025-06-18"), TitledSelect::LegacyEnumNames);
+/// assert_eq!(TitledSelect::for_protocol_version("2025-11-25"), TitledSelect::OneOf);
+/// assert_eq!(TitledSelect::for_protocol_version("2026-07-28"), TitledSelect::OneOf);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum TitledSelect {
+    /// `oneOf: [{"const", "title"}..]` (2025-11-25 and later; ACP's only form).
+    #[default]
+    OneOf,
+    /// `enum: [values..]` with `enumNames: [titles..]` (2025-06-18's only titled form).
+    /// An option's `description` and `_meta` have no place in it and are left out.
+    LegacyEnumNames,
+}
+
+impl TitledSelect {
+    /// The form a client of this protocol version reads: the legacy `enumNames` up to
+    /// 2025-06-18, `oneOf` from 2025-11-25 on. MCP's versions are dates
+    /// (`YYYY-MM-DD`) and compare as strings; anything else (a future version name)
+    /// gets `oneOf`.
+    pub fn for_protocol_version(version: &str) -> Self {
+        let dated = version.len() == 10
+            && version.bytes().enumerate().all(|(i, b)| {
+                if i == 4 || i == 7 {
+                    b == b'-'
+                } else {
+                    b.is_ascii_digit()
+                }
+            });
+        if dated && version <= LAST_ENUM_NAMES_VERSION {
+            TitledSelect::LegacyEnumNames
+        } else {
+            TitledSelect::OneOf
+        }
+    }
+}
+
+/// The last MCP version whose only titled select is `enum` + `enumNames`.
+const LAST_ENUM_NAMES_VERSION: &str = "2025-06-18";
+
+/// A property named for the legacy titled form ([`McpSchema::with_legacy_titled`]) is
+/// not a titled single-select of the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotATitledSelect {
+    property: String,
+}
+
+impl NotATitledSelect {
+    /// The property named.
+    pub fn property(&self) -> &str {
+        &self.property
+    }
+}
+
+impl fmt::Display for NotATitledSelect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the property {:?} is not a titled single-select of the schema, so it has no \
+             `enum` + `enumNames` form",
+            self.property
+        )
+    }
+}
+
+impl std::error::Error for NotATitledSelect {}
 
 impl McpSchema {
     /// Wraps an owned schema.
     pub fn new(schema: RequestedSchema) -> Self {
-        McpSchema(SchemaRef::Owned(Box::new(schema)))
+        Self::from_ref(SchemaRef::Owned(Box::new(schema)))
     }
 
     /// Wraps a schema that lives forever (a derived type's), without copying it.
     pub fn from_static(schema: &'static RequestedSchema) -> Self {
-        McpSchema(SchemaRef::Static(schema))
+        Self::from_ref(SchemaRef::Static(schema))
     }
 
     /// Reads a schema an MCP server sent, with the lenient parse ([M5](crate::rules#m5), [C6](crate::rules#c6), [D7](crate::rules#d7), [D8](crate::rules#d8), [E6](crate::rules#e6)).
@@ -300,51 +386,150 @@ impl McpSchema {
         RequestedSchema::parse(json, options).map(Self::new)
     }
 
+    /// Writes every titled single-select in this form ([M5](crate::rules#m5)); choose it with
+    /// [`TitledSelect::for_protocol_version`] from the version the client negotiated.
+    #[must_use]
+    pub fn with_titled_select(mut self, titled: TitledSelect) -> Self {
+        self.titled = titled;
+        self
+    }
+
+    /// Writes the titled single-select `property` as the legacy `enum` + `enumNames`,
+    /// whatever [`with_titled_select`](Self::with_titled_select) says: for a server
+    /// whose clients expect that form for one field ([M5](crate::rules#m5)). Refused when the
+    /// schema has no titled single-select of that name.
+    ///
+    /// ```
+    /// use elicit_core::protocol::mcp::McpSchema;
+    /// use elicit_core::RequestedSchema;
+    /// use serde_json::json;
+    ///
+    /// let schema = RequestedSchema::from_json(&json!({ "type": "object", "properties": {
+    ///     "size": { "type": "string", "oneOf": [
+    ///         { "const": "s", "title": "Small" }, { "const": "l", "title": "Large" } ] } } }))?;
+    /// let mcp = McpSchema::new(schema).with_legacy_titled("size")?;
+    /// assert_eq!(mcp.to_json()["properties"]["size"], json!({
+    ///     "type": "string", "enum": ["s", "l"], "enumNames": ["Small", "Large"] }));
+    /// assert!(McpSchema::from_json(&mcp.to_json())?.with_legacy_titled("colour").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_legacy_titled(
+        mut self,
+        property: impl Into<String>,
+    ) -> Result<Self, NotATitledSelect> {
+        let property = property.into();
+        let titled = self.parsed().property(&property).is_some_and(
+            |p| matches!(p.schema().kind(), PropertyKind::SingleSelect(s) if s.options.is_titled()),
+        );
+        if !titled {
+            return Err(NotATitledSelect { property });
+        }
+        if !self.legacy.contains(&property) {
+            self.legacy.push(property);
+        }
+        Ok(self)
+    }
+
+    /// How the titled single-select `property` is written.
+    pub fn titled_select_of(&self, property: &str) -> TitledSelect {
+        if self.legacy.iter().any(|p| p == property) {
+            TitledSelect::LegacyEnumNames
+        } else {
+            self.titled
+        }
+    }
+
     /// The schema as parsed, `pattern` included.
     pub fn schema(&self) -> &RequestedSchema {
-        &self.0
+        self.parsed()
     }
 
     /// The schema, owned.
     pub fn into_schema(self) -> RequestedSchema {
-        self.0.into_owned()
+        self.schema.into_owned()
     }
 
     /// Whether some property has a `pattern` the MCP form leaves out ([M7](crate::rules#m7)): the agent
     /// must then enforce it itself.
     pub fn omits_pattern(&self) -> bool {
-        mcp_schema_json(self.0.as_json()).1
+        self.parsed()
+            .properties()
+            .iter()
+            .any(|p| matches!(p.schema().kind(), PropertyKind::String(s) if s.pattern.is_some()))
     }
 
-    /// The MCP wire JSON: the ACP form without `pattern` ([M7](crate::rules#m7)).
+    /// The MCP wire JSON: the ACP form without `pattern` ([M7](crate::rules#m7)), each titled
+    /// single-select in its chosen form ([M5](crate::rules#m5)).
     pub fn to_json(&self) -> Value {
-        mcp_schema_json(self.0.as_json()).0
+        mcp_schema_json(self.parsed().as_json(), |name| self.titled_select_of(name))
+    }
+
+    fn parsed(&self) -> &RequestedSchema {
+        &self.schema
     }
 
     pub(crate) fn into_ref(self) -> SchemaRef {
-        self.0
+        self.schema
+    }
+
+    /// The properties named for the legacy form.
+    #[cfg_attr(not(feature = "rmcp_3"), allow(dead_code))]
+    pub(crate) fn legacy_properties(&self) -> &[String] {
+        &self.legacy
     }
 
     pub(crate) fn from_ref(schema: SchemaRef) -> Self {
-        McpSchema(schema)
+        McpSchema {
+            schema,
+            titled: TitledSelect::OneOf,
+            legacy: Vec::new(),
+        }
     }
 }
 
-/// [M7](crate::rules#m7): the schema JSON without the `pattern` of any string property, and whether one
-/// was removed. Properties of unknown types are left as received ([E6](crate::rules#e6)).
-fn mcp_schema_json(acp: &Value) -> (Value, bool) {
+/// The MCP form of a schema's ACP JSON: [M7](crate::rules#m7), no `pattern` on a string property;
+/// [M5](crate::rules#m5), a titled single-select for which `titled` says so written as `enum` +
+/// `enumNames` in the place of its `oneOf`. Properties of unknown types are left as
+/// received ([E6](crate::rules#e6)).
+fn mcp_schema_json(acp: &Value, titled: impl Fn(&str) -> TitledSelect) -> Value {
     let mut json = acp.clone();
-    let mut removed = false;
     if let Some(properties) = json.get_mut("properties").and_then(Value::as_object_mut) {
-        for property in properties.values_mut() {
-            if let Some(property) = property.as_object_mut() {
-                if property.get("type").and_then(Value::as_str) == Some("string") {
-                    removed |= property.shift_remove("pattern").is_some();
-                }
+        for (name, property) in properties.iter_mut() {
+            let Some(object) = property.as_object_mut() else {
+                continue;
+            };
+            if object.get("type").and_then(Value::as_str) != Some("string") {
+                continue;
+            }
+            object.shift_remove("pattern");
+            if titled(name) == TitledSelect::LegacyEnumNames && object.contains_key("oneOf") {
+                *object = legacy_titled(std::mem::take(object));
             }
         }
     }
-    (json, removed)
+    json
+}
+
+/// `{.., "oneOf": [{const, title, ..}..], ..}` as `{.., "enum": [consts..], "enumNames":
+/// [titles..], ..}`, the other members in their places.
+fn legacy_titled(object: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (key, value) in object {
+        if key != "oneOf" {
+            out.insert(key, value);
+            continue;
+        }
+        let options = value.as_array().cloned().unwrap_or_default();
+        let member = |name: &str| -> Vec<Value> {
+            options
+                .iter()
+                .map(|o| o.get(name).cloned().unwrap_or(Value::Null))
+                .collect()
+        };
+        out.insert("enum".to_owned(), Value::Array(member("const")));
+        out.insert("enumNames".to_owned(), Value::Array(member("title")));
+    }
+    out
 }
 
 impl From<RequestedSchema> for McpSchema {
@@ -400,6 +585,24 @@ impl FormParams {
     pub fn with_meta(mut self, meta: Option<Meta>) -> Self {
         self.meta = meta;
         self
+    }
+
+    /// Writes the schema's titled single-selects in this form ([M5](crate::rules#m5),
+    /// [`McpSchema::with_titled_select`]).
+    #[must_use]
+    pub fn with_titled_select(mut self, titled: TitledSelect) -> Self {
+        self.requested_schema = self.requested_schema.with_titled_select(titled);
+        self
+    }
+
+    /// Writes the titled single-select `property` as `enum` + `enumNames`
+    /// ([M5](crate::rules#m5), [`McpSchema::with_legacy_titled`]).
+    pub fn with_legacy_titled(
+        mut self,
+        property: impl Into<String>,
+    ) -> Result<Self, NotATitledSelect> {
+        self.requested_schema = self.requested_schema.with_legacy_titled(property)?;
+        Ok(self)
     }
 
     /// The message to show the user.
@@ -700,4 +903,152 @@ fn acp_form_params(acp: &CreateElicitation) -> Option<FormParams> {
         requested_schema: McpSchema::from_ref(schema),
         meta: acp.meta().cloned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema() -> RequestedSchema {
+        RequestedSchema::from_json(&json!({ "type": "object", "properties": {
+            "size": { "type": "string", "title": "Size", "default": "l", "oneOf": [
+                { "const": "s", "title": "Small", "description": "The small one" },
+                { "const": "l", "title": "Large" } ] },
+            "colour": { "type": "string", "oneOf": [
+                { "const": "r", "title": "Red" }, { "const": "g", "title": "Green" } ] },
+            "plain": { "type": "string", "enum": ["a", "b"] },
+            "tags": { "type": "array", "items": { "anyOf": [
+                { "const": "x", "title": "X" } ] } },
+            "code": { "type": "string", "pattern": "^[a-z]+$" } },
+            "required": ["size"] }))
+        .expect("a valid schema")
+    }
+
+    // covers: M5
+    #[test]
+    fn the_protocol_version_chooses_the_titled_form() {
+        use TitledSelect::*;
+        for (version, form) in [
+            ("2025-03-26", LegacyEnumNames),
+            ("2025-06-18", LegacyEnumNames),
+            ("2025-11-25", OneOf),
+            ("2026-07-28", OneOf),
+            ("draft", OneOf),
+            ("2025-6-18", OneOf),
+            ("", OneOf),
+        ] {
+            assert_eq!(
+                TitledSelect::for_protocol_version(version),
+                form,
+                "{version}"
+            );
+        }
+    }
+
+    // covers: M5, M7, D13
+    #[test]
+    fn legacy_form_replaces_one_of_in_place_and_keeps_the_rest() {
+        let mcp = McpSchema::new(schema()).with_titled_select(TitledSelect::LegacyEnumNames);
+        let json = mcp.to_json();
+        // `enum` + `enumNames` where `oneOf` was; option descriptions have no place.
+        assert_eq!(
+            serde_json::to_string(&json["properties"]["size"]).unwrap(),
+            r#"{"type":"string","title":"Size","enum":["s","l"],"enumNames":["Small","Large"],"default":"l"}"#
+        );
+        assert_eq!(
+            json["properties"]["colour"],
+            json!({ "type": "string", "enum": ["r", "g"], "enumNames": ["Red", "Green"] })
+        );
+        // Untitled selects and multi-selects are not single titled selects: unchanged.
+        assert_eq!(
+            json["properties"]["plain"],
+            json!({ "type": "string", "enum": ["a", "b"] })
+        );
+        assert_eq!(
+            json["properties"]["tags"],
+            json!({ "type": "array", "items": { "anyOf": [{ "const": "x", "title": "X" }] } })
+        );
+        assert_eq!(json["properties"]["code"], json!({ "type": "string" }));
+        let order: Vec<&String> = json["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(order, ["size", "colour", "plain", "tags", "code"]);
+        // Read back (lenient), the legacy form is the same titled select.
+        let back = McpSchema::from_json(&json).unwrap();
+        assert_eq!(
+            back.schema().property("size").unwrap().schema().kind(),
+            schema()
+                .property("size")
+                .map(|p| p.schema().kind())
+                .map(|k| {
+                    // The description was the one member let go.
+                    let PropertyKind::SingleSelect(s) = k else {
+                        unreachable!()
+                    };
+                    let mut s = s.clone();
+                    if let crate::schema::Options::Titled(options) = &s.options {
+                        let stripped: Vec<_> = options
+                            .iter()
+                            .map(|o| {
+                                crate::schema::EnumOption::new(
+                                    o.value().to_owned(),
+                                    o.title().to_owned(),
+                                )
+                            })
+                            .collect();
+                        s.options = crate::schema::Options::Titled(stripped.into());
+                    }
+                    PropertyKind::SingleSelect(s)
+                })
+                .as_ref()
+                .unwrap()
+        );
+    }
+
+    // covers: M5
+    #[test]
+    fn a_named_property_alone_goes_out_in_the_legacy_form() {
+        let mcp = McpSchema::new(schema())
+            .with_legacy_titled("colour")
+            .unwrap();
+        let json = mcp.to_json();
+        assert!(json["properties"]["size"].get("oneOf").is_some());
+        assert!(json["properties"]["size"].get("enumNames").is_none());
+        assert_eq!(
+            json["properties"]["colour"]["enumNames"],
+            json!(["Red", "Green"])
+        );
+        assert_eq!(
+            mcp.titled_select_of("colour"),
+            TitledSelect::LegacyEnumNames
+        );
+        assert_eq!(mcp.titled_select_of("size"), TitledSelect::OneOf);
+        // Only a titled single-select of the schema can be named.
+        for name in ["plain", "tags", "code", "missing"] {
+            let error = McpSchema::new(schema())
+                .with_legacy_titled(name)
+                .unwrap_err();
+            assert_eq!(error.property(), name);
+            assert!(
+                error.to_string().contains("not a titled single-select"),
+                "{error}"
+            );
+        }
+    }
+
+    // covers: M5, F2
+    #[test]
+    fn the_acp_form_never_has_enum_names() {
+        let params = FormParams::new("Pick", McpSchema::new(schema()))
+            .with_titled_select(TitledSelect::LegacyEnumNames)
+            .with_legacy_titled("size")
+            .unwrap();
+        assert!(serde_json::to_string(&params.requested_schema().to_json())
+            .unwrap()
+            .contains("enumNames"));
+        let acp = params
+            .into_acp(crate::protocol::Scope::request(1))
+            .to_json();
+        let text = serde_json::to_string(&acp).unwrap();
+        assert!(!text.contains("enumNames"), "{text}");
+        assert!(text.contains("oneOf"), "{text}");
+    }
 }

@@ -5,7 +5,9 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use super::{acp_form_params, params_object, read_mcp_mode, ConversionError, FormParams};
+use super::{
+    acp_form_params, params_object, read_mcp_mode, ConversionError, FormParams, TitledSelect,
+};
 use crate::protocol::capabilities::Mode;
 use crate::protocol::create::{CreateElicitation, ModeParams};
 use crate::protocol::error::ParamsError;
@@ -80,6 +82,17 @@ impl<U: McpUrlParams> ElicitRequestParams<U> {
     /// The wire JSON.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Writes a form's titled single-selects in this form ([M5](crate::rules#m5)): choose it with
+    /// [`TitledSelect::for_protocol_version`] from the version the client negotiated.
+    /// URL params have no schema and are unchanged.
+    #[must_use]
+    pub fn with_titled_select(self, titled: TitledSelect) -> Self {
+        match self {
+            ElicitRequestParams::Form(f) => ElicitRequestParams::Form(f.with_titled_select(titled)),
+            url => url,
+        }
     }
 
     /// The mode.
