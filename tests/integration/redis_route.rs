@@ -416,7 +416,7 @@ async fn a_completion_on_b_is_sent_by_a_on_its_connection_once_and_c_sees_it_com
     };
     let (relay_a, registry_a, _) = connect(RedisConfig::DEFAULT_TTL);
     let (relay_b, registry_b, _) = connect(RedisConfig::DEFAULT_TTL);
-    let (_relay_c, _registry_c, store_c) = connect(RedisConfig::DEFAULT_TTL);
+    let (_relay_c, registry_c, store_c) = connect(RedisConfig::DEFAULT_TTL);
 
     // The client's connection is held by A.
     let handler = TestClient::new(Some(json!({ "url": {} })), |_| {
@@ -526,11 +526,12 @@ async fn a_completion_on_b_is_sent_by_a_on_its_connection_once_and_c_sees_it_com
     );
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(completions.try_recv().is_err());
-    // The retried tool call on C: the store says complete.
+    // The retried tool call on C: its registry reads it complete.
     assert_eq!(
-        store_c.get(&id).unwrap().unwrap().state(),
+        registry_c.entry(&id).unwrap().unwrap().state(),
         UrlState::Completed
     );
+    assert_eq!(registry_c.entry("never-issued").unwrap(), None);
 
     // S6: another user cannot complete one, from any instance.
     let second = bounded("call_tool", ask(&client)).await;

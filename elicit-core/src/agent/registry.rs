@@ -415,6 +415,18 @@ impl UrlRegistry {
         self
     }
 
+    /// The elicitation `elicitation_id` as the store holds it, whichever connection or
+    /// instance issued it: for a tool call retried after `-32042` on another instance
+    /// than the one that answered it, which checks that the elicitation is
+    /// [`Completed`](UrlState::Completed) before it proceeds
+    /// ([M4](crate::rules#m4)). `None` for an id the store does not hold (never
+    /// issued, forgotten, or expired); an error when the store fails, never a guess.
+    /// Reading changes nothing, and completing still goes through the connection or
+    /// relay that owns it ([E5](crate::rules#e5)).
+    pub fn entry(&self, elicitation_id: &str) -> Result<Option<UrlEntry>, StoreError> {
+        self.store.get(elicitation_id)
+    }
+
     /// The limits.
     pub fn limits(&self) -> RegistryLimits {
         self.limits
