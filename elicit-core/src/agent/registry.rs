@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ids::{ConnectionId, UserId};
 use super::outcome::{UnknownActionError, UrlOutcome};
+use super::route::Route;
 use super::store::{MemoryStore, Store, StoreError};
 use crate::protocol::{CompleteElicitation, CreateElicitation, ElicitationResponse};
 
@@ -250,6 +251,10 @@ pub struct UrlEntry {
     connection: ConnectionId,
     user: Option<UserId>,
     state: UrlState,
+    /// The instance that holds the connection, when a relay routes completions to it
+    /// (feature `redis`); absent otherwise, and then not written at all.
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    route: Option<Route>,
 }
 
 impl UrlEntry {
@@ -268,6 +273,13 @@ impl UrlEntry {
     /// Where it stands.
     pub fn state(&self) -> UrlState {
         self.state
+    }
+
+    /// The id of the agent instance that holds the connection, when the registry that
+    /// issued the elicitation was [routed](UrlRegistry::routed_by) by a relay (feature
+    /// `redis`).
+    pub fn instance(&self) -> Option<&str> {
+        self.route.as_ref().map(|route| route.instance.as_str())
     }
 
     /// The same entry in another state.
@@ -319,6 +331,8 @@ pub struct UrlRegistry {
     store: Arc<dyn Store<UrlEntry>>,
     limits: RegistryLimits,
     local: Arc<Mutex<Local>>,
+    /// Written into each new entry: where other instances reach this one.
+    route: Option<Route>,
 }
 
 /// What this instance knows of its own connections.
@@ -385,7 +399,32 @@ impl UrlRegistry {
             store: Arc::new(store),
             limits,
             local: Arc::new(Mutex::new(Local::default())),
+            route: None,
         }
+    }
+
+    /// Records in every new entry that this instance, reached through `relay`, holds
+    /// its connection, so that a completion on another instance
+    /// ([`RedisRelay::complete`](super::RedisRelay::complete)) is routed here (feature
+    /// `redis`). Set it before the registry is cloned for the connections.
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    #[must_use]
+    pub fn routed_by(mut self, relay: &super::RedisRelay) -> Self {
+        self.route = Some(relay.route());
+        self
+    }
+
+    /// The elicitation `elicitation_id` as the store holds it, whichever connection or
+    /// instance issued it: for a tool call retried after `-32042` on another instance
+    /// than the one that answered it, which checks that the elicitation is
+    /// [`Completed`](UrlState::Completed) before it proceeds
+    /// ([M4](crate::rules#m4)). `None` for an id the store does not hold (never
+    /// issued, forgotten, or expired); an error when the store fails, never a guess.
+    /// Reading changes nothing, and completing still goes through the connection or
+    /// relay that owns it ([E5](crate::rules#e5)).
+    pub fn entry(&self, elicitation_id: &str) -> Result<Option<UrlEntry>, StoreError> {
+        self.store.get(elicitation_id)
     }
 
     /// The limits.
@@ -420,6 +459,7 @@ impl UrlRegistry {
             connection,
             user,
             state: UrlState::AwaitingResponse,
+            route: self.route.clone(),
         };
         for _ in 0..ID_ATTEMPTS {
             let id = mint_id().map_err(E::from)?;
@@ -620,6 +660,84 @@ impl UrlRegistry {
         Err(CompletionError::Store(StoreError::new(KEPT_CHANGING)))
     }
 
+    /// A completion from whichever instance the external interaction's callback
+    /// reached: the same rules as [`complete`](Self::complete) but the connection's
+    /// ([S6](crate::rules#s6), once: [U5](crate::rules#u5)). The connection is not
+    /// checked here because the notification is not sent here: it goes to the
+    /// instance that holds it, returned, which sends it only on that connection
+    /// ([E5](crate::rules#e5)).
+    #[cfg(feature = "redis")]
+    pub(crate) fn complete_routed(
+        &self,
+        id: &str,
+        user: Option<&UserId>,
+    ) -> Result<Option<Route>, CompletionError> {
+        for _ in 0..CAS_ATTEMPTS {
+            let entry = self
+                .store
+                .get(id)
+                .map_err(CompletionError::Store)?
+                .ok_or(CompletionError::Unknown)?;
+            if entry.user.as_ref() != user {
+                return Err(CompletionError::UserMismatch);
+            }
+            match entry.state {
+                UrlState::Completed => return Err(CompletionError::AlreadyCompleted),
+                UrlState::Declined | UrlState::Cancelled => {
+                    return Err(CompletionError::Closed { state: entry.state })
+                }
+                UrlState::AwaitingResponse | UrlState::Consented => {}
+            }
+            if self.replace(id, &entry, entry.with_state(UrlState::Completed))? {
+                // Issued here: handed over in memory, not through Redis.
+                if self.connection_of(id).is_some() {
+                    return Ok(None);
+                }
+                return Ok(entry.route);
+            }
+        }
+        Err(CompletionError::Store(StoreError::new(KEPT_CHANGING)))
+    }
+
+    /// On the instance that holds the connection: an elicitation of one of its
+    /// connections that another instance completed, once. `None` when this instance
+    /// did not issue it as outstanding, already handed it over, or the store does not
+    /// say `Completed` (or fails).
+    #[cfg(feature = "redis")]
+    pub(crate) fn take_routed(&self, id: &str) -> Option<RoutedCompletion> {
+        let connection = self.connection_of(id)?;
+        let entry = self.store.get(id).ok()??;
+        if entry.state != UrlState::Completed || entry.connection != connection {
+            return None;
+        }
+        // Once: only the call that takes it out of the outstanding set hands it over.
+        {
+            let mut local = self.lock();
+            let ids = local.outstanding.get_mut(&connection)?;
+            if !ids.remove(id) {
+                return None;
+            }
+            if ids.is_empty() {
+                local.outstanding.remove(&connection);
+            }
+        }
+        self.finished(connection, id);
+        Some(RoutedCompletion {
+            connection,
+            notification: CompleteElicitation::new(id),
+        })
+    }
+
+    /// The connection of this instance that has `id` outstanding.
+    #[cfg(feature = "redis")]
+    fn connection_of(&self, id: &str) -> Option<ConnectionId> {
+        self.lock()
+            .outstanding
+            .iter()
+            .find(|(_, ids)| ids.contains(id))
+            .map(|(connection, _)| *connection)
+    }
+
     /// See [`Elicitor::url_state`](super::Elicitor::url_state). `None` too when the
     /// store fails.
     pub(crate) fn state(&self, connection: ConnectionId, id: &str) -> Option<UrlState> {
@@ -690,6 +808,36 @@ impl UrlRegistry {
         for id in evicted {
             self.remove_entry(&id, |entry| !entry.state.is_outstanding());
         }
+    }
+}
+
+/// A URL elicitation of one of this instance's connections that another instance
+/// completed, routed here by a relay (feature `redis`,
+/// [`RedisRelay::on_completion`](super::RedisRelay::on_completion)): send
+/// [`notification`](Self::notification) on [`connection`](Self::connection) and only
+/// there ([E5](crate::rules#e5), [U5](crate::rules#u5)). Handed over once per
+/// elicitation; with rmcp, `PeerElicitor::send_completion` takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use = "the client hears of the completion only when this is sent"]
+pub struct RoutedCompletion {
+    connection: ConnectionId,
+    notification: CompleteElicitation,
+}
+
+impl RoutedCompletion {
+    /// The connection that received the request: the only one to notify.
+    pub fn connection(&self) -> ConnectionId {
+        self.connection
+    }
+
+    /// The elicitation's id.
+    pub fn elicitation_id(&self) -> &str {
+        self.notification.elicitation_id()
+    }
+
+    /// The `elicitation/complete` params to send.
+    pub fn notification(&self) -> &CompleteElicitation {
+        &self.notification
     }
 }
 

@@ -4,7 +4,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::UserId;
+use crate::agent::{Route, UserId};
 
 /// The state of one page token, as a [`Store`](crate::agent::Store) keeps it under the
 /// token: the elicitation and the user it is bound to ([S6](crate::rules#s6)), when it
@@ -14,12 +14,34 @@ use crate::agent::UserId;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageTicket {
     elicitation_id: String,
+    // Left out when empty, read as empty when absent: every pending page is a record
+    // in a shared store, and its memory counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     user: Option<String>,
     /// Milliseconds since the Unix epoch.
     expires_at: u64,
     /// The cookie that binds the page to the first browser that opened it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     browser: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     used: bool,
+    /// The instance whose task waits for the submission, when a relay routes
+    /// submissions that land elsewhere (feature `redis`).
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    route: Option<Route>,
+    /// What another instance needs to show the form and check the answer: the schema
+    /// (wire JSON) and the message. Neither is secret; the answer is never stored.
+    #[serde(rename = "f", default, skip_serializing_if = "Option::is_none")]
+    form: Option<RoutedForm>,
+}
+
+/// The form of a routed page, for the instance that serves it without waiting for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct RoutedForm {
+    #[serde(rename = "s")]
+    pub(super) schema: serde_json::Value,
+    #[serde(rename = "m")]
+    pub(super) message: String,
 }
 
 impl PageTicket {
@@ -30,7 +52,36 @@ impl PageTicket {
             expires_at: millis(expires_at),
             browser: None,
             used: false,
+            route: None,
+            form: None,
         }
+    }
+
+    /// The same ticket, served by every instance and answered through the relay to
+    /// `route`'s.
+    #[cfg(feature = "redis")]
+    pub(super) fn routed(mut self, route: Route, form: RoutedForm) -> Self {
+        self.route = Some(route);
+        self.form = Some(form);
+        self
+    }
+
+    /// The waiting instance, for a routed page.
+    #[cfg(feature = "redis")]
+    pub(super) fn route(&self) -> Option<&Route> {
+        self.route.as_ref()
+    }
+
+    /// The form, for a routed page.
+    #[cfg(feature = "redis")]
+    pub(super) fn form(&self) -> Option<&RoutedForm> {
+        self.form.as_ref()
+    }
+
+    /// The id of the instance waiting for the submission, when the page is routed
+    /// (feature `redis`).
+    pub fn instance(&self) -> Option<&str> {
+        self.route.as_ref().map(|route| route.instance.as_str())
     }
 
     /// The `elicitationId` of the URL-mode request that carries the link.
