@@ -49,6 +49,14 @@
 //! - `--redis URL` keeps the URL elicitations' registry, the page's one-time tickets
 //!   and the repository links in Redis (`elicit::agent::RedisStore`), so that the
 //!   instances that share one Redis share them. Without it they live in this process.
+//!   With it the instances also hand each other what happened on the wrong one, through
+//!   Redis pub/sub (`elicit::agent::RedisRelay`, sealed for the instance it is for): a
+//!   page opened and submitted on instance B reaches the tool call waiting on instance
+//!   A, and an elicitation of A's completed on B is announced by A on its client's
+//!   connection (`notifications/elicitation/complete`). A submission whose instance is
+//!   gone is refused with a page that says so.
+//! - `--page-ttl SECS` is how long a page link, and every record in Redis, lives
+//!   (default 10 minutes for a link, a day for a record).
 //! - `--instance NAME` names this instance on stderr and in the page tools' results
 //!   (default: its listening address).
 //!
@@ -149,9 +157,15 @@ struct PlanServer {
 impl PlanServer {
     fn connection(&self, context: &RequestContext<RoleServer>) -> &PeerElicitor {
         self.connection.get_or_init(|| {
-            PeerElicitor::new(&context.peer)
+            let connection = PeerElicitor::new(&context.peer)
                 .with_user(UserId::new(LOCAL_USER))
-                .with_registry(&self.registry)
+                .with_registry(&self.registry);
+            // Over HTTP: where a completion routed from another instance is sent.
+            #[cfg(feature = "axum")]
+            if let Some(remote) = &self.remote {
+                remote.connected(&connection);
+            }
+            connection
         })
     }
 
@@ -346,8 +360,8 @@ impl PlanServer {
 }
 
 /// How to start it.
-const USAGE: &str = "usage: mcp_server [--http ADDR [--redis URL] [--public-origin ORIGIN]] \
-                     [--instance NAME]\n  without --http it speaks MCP on stdin and stdout";
+const USAGE: &str = "usage: mcp_server [--http ADDR [--redis URL] [--public-origin ORIGIN] \
+                     [--page-ttl SECS]] [--instance NAME]\n  without --http it speaks MCP on stdin and stdout";
 
 /// The command line.
 #[derive(Debug, Default)]
@@ -358,6 +372,8 @@ struct Options {
     redis: Option<String>,
     /// Where browsers reach this server; default `http://` and the listening address.
     public_origin: Option<String>,
+    /// How long a page link and the records in Redis live.
+    page_ttl: Option<std::time::Duration>,
     /// This instance's name on stderr and in the results.
     instance: Option<String>,
 }
@@ -377,13 +393,25 @@ impl Options {
                 }
                 "--redis" => options.redis = Some(value()?),
                 "--public-origin" => options.public_origin = Some(value()?),
+                "--page-ttl" => {
+                    let secs = value()?;
+                    let parsed = secs.parse::<u64>().ok().filter(|&secs| secs > 0);
+                    let secs = parsed.ok_or_else(|| {
+                        format!("--page-ttl {secs:?} is not a whole number of seconds above 0")
+                    })?;
+                    options.page_ttl = Some(std::time::Duration::from_secs(secs));
+                }
                 "--instance" => options.instance = Some(value()?),
                 other => return Err(format!("unknown argument {other:?}")),
             }
         }
-        if options.http.is_none() && (options.redis.is_some() || options.public_origin.is_some()) {
+        let remote_only = options.redis.is_some()
+            || options.public_origin.is_some()
+            || options.page_ttl.is_some();
+        if options.http.is_none() && remote_only {
             return Err(
-                "--redis and --public-origin apply to the HTTP server: add --http ADDR".into(),
+                "--redis, --public-origin and --page-ttl apply to the HTTP server: add --http ADDR"
+                    .into(),
             );
         }
         Ok(options)
@@ -447,14 +475,17 @@ async fn serve_http(
 /// and the state several instances share (feature `axum`; Redis with feature `redis`).
 #[cfg(feature = "axum")]
 mod remote {
+    use std::collections::HashMap;
     use std::fmt;
     use std::net::SocketAddr;
-    use std::sync::Arc;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
 
     use axum::http::Uri;
     use axum::Router;
     use elicit::agent::{
-        MemoryStore, RegistryLimits, Store, StoreError, UrlEntry, UrlRegistry, UrlState,
+        ConnectionId, MemoryStore, RegistryLimits, Store, StoreError, UrlEntry, UrlRegistry,
+        UrlState,
     };
     use elicit::axum::{PageTicket, PageWait, SecurePage, SecurePageBuilder};
     use elicit::client::AgentIdentity;
@@ -485,6 +516,15 @@ mod remote {
         "elicit-mcp-server:page:",
         "elicit-mcp-server:link:",
     ];
+
+    /// The prefix of the relay's channels: instance `id` listens on
+    /// `elicit-mcp-server:inst:{id}`.
+    #[cfg(feature = "redis")]
+    const CHANNEL_PREFIX: &str = "elicit-mcp-server:";
+
+    /// The client connections this instance holds, by the id their elicitations carry
+    /// in the registry: where a completion routed here from another instance is sent.
+    type Connections = Arc<Mutex<HashMap<ConnectionId, PeerElicitor>>>;
 
     /// The API key `save_api_key` asks for on the secure page.
     #[derive(Elicit)]
@@ -530,6 +570,7 @@ mod remote {
         /// completed.
         entries: Arc<dyn Store<UrlEntry>>,
         links: Arc<dyn Store<RepositoryLink>>,
+        connections: Connections,
         instance: Arc<str>,
     }
 
@@ -547,7 +588,12 @@ mod remote {
             .public_origin
             .clone()
             .unwrap_or_else(|| format!("http://{addr}"));
-        let deployment = Deployment::new(&public_origin, options.redis.as_deref(), instance)?;
+        let deployment = Deployment::new(
+            &public_origin,
+            options.redis.as_deref(),
+            options.page_ttl,
+            instance,
+        )?;
         let app = application(&deployment)?;
         deployment.log(format_args!(
             "serving MCP at http://{addr}/mcp, the secure page at {}{PAGE_PATH}/, state in {}",
@@ -602,6 +648,21 @@ mod remote {
             .nest(page.mount_path(), page.router()))
     }
 
+    /// A session that ends takes its connection out of the instance's map.
+    impl Drop for PlanServer {
+        fn drop(&mut self) {
+            if let (Some(remote), Some(connection)) = (&self.remote, self.connection.get()) {
+                lock(&remote.connections).remove(&connection.elicitor().connection());
+            }
+        }
+    }
+
+    fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        mutex
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     impl PlanServer {
         /// The server of one Streamable HTTP session.
         fn remote(deployment: Deployment) -> Self {
@@ -614,18 +675,25 @@ mod remote {
     }
 
     impl Deployment {
-        /// The page at `public_origin`, and the stores: in Redis at `redis`, or in memory.
+        /// The page at `public_origin`, and the stores: in Redis at `redis` (with the
+        /// relay to the other instances), or in memory. `ttl`: the links' and records'.
         fn new(
             public_origin: &str,
             redis: Option<&str>,
+            ttl: Option<Duration>,
             instance: String,
         ) -> Result<Deployment, Box<dyn std::error::Error>> {
-            let page = SecurePage::builder().agent(
+            let mut page = SecurePage::builder().agent(
                 AgentIdentity::new("elicit-mcp-server").with_title("elicit example MCP server"),
             );
+            if let Some(ttl) = ttl {
+                page = page.ttl(ttl);
+            }
+            let instance: Arc<str> = instance.into();
+            let connections = Connections::default();
             let (registry, page, entries, links) = match redis {
                 None => in_memory(page),
-                Some(url) => in_redis(url, page)?,
+                Some(url) => in_redis(url, page, ttl, &connections, &instance)?,
             };
             let page = page.mounted(public_origin, PAGE_PATH)?;
             Ok(Deployment {
@@ -633,13 +701,19 @@ mod remote {
                 page,
                 entries,
                 links,
-                instance: instance.into(),
+                connections,
+                instance,
             })
+        }
+
+        /// Notes a session's connection, once it has one.
+        pub fn connected(&self, connection: &PeerElicitor) {
+            lock(&self.connections).insert(connection.elicitor().connection(), connection.clone());
         }
 
         /// One line on stderr, naming the instance.
         pub fn log(&self, line: fmt::Arguments<'_>) {
-            eprintln!("[{}] {line}", self.instance);
+            log(&self.instance, line);
         }
 
         /// The page's tools; `None` for another name.
@@ -804,6 +878,10 @@ mod remote {
         }
     }
 
+    fn log(instance: &str, line: fmt::Arguments<'_>) {
+        eprintln!("[{instance}] {line}");
+    }
+
     /// A store that failed: an error of the tool, never a success.
     fn store_failed(error: StoreError) -> ErrorData {
         ErrorData::internal_error(format!("the server's store failed: {error}"), None)
@@ -827,17 +905,61 @@ mod remote {
         )
     }
 
-    /// Everything in the Redis at `url`, on one connection, each kind under its prefix.
+    /// Everything in the Redis at `url`, on one connection, each kind under its prefix;
+    /// the registry and the page routed by this instance's relay, whose completions
+    /// (of this instance's elicitations, done on another one) go out on the
+    /// connection in `connections` that received the request.
     #[cfg(feature = "redis")]
-    fn in_redis(url: &str, page: SecurePageBuilder) -> Result<Stores, Box<dyn std::error::Error>> {
-        use elicit::agent::{RedisConfig, RedisStore};
+    fn in_redis(
+        url: &str,
+        page: SecurePageBuilder,
+        ttl: Option<Duration>,
+        connections: &Connections,
+        instance: &Arc<str>,
+    ) -> Result<Stores, Box<dyn std::error::Error>> {
+        use elicit::agent::{RedisConfig, RedisRelay, RedisStore, RelayConfig};
+        let cannot =
+            |error: StoreError| format!("cannot use Redis at {url}: {}", with_causes(&error));
         let [url_prefix, page_prefix, link_prefix] = PREFIXES;
-        let entries: RedisStore<UrlEntry> =
-            RedisStore::connect(url, RedisConfig::new().prefix(url_prefix))
-                .map_err(|error| format!("cannot use Redis at {url}: {}", with_causes(&error)))?;
+        let mut config = RedisConfig::new().prefix(url_prefix);
+        if let Some(ttl) = ttl {
+            config = config.ttl(ttl);
+        }
+        let entries: RedisStore<UrlEntry> = RedisStore::connect(url, config).map_err(cannot)?;
+        let relay =
+            RedisRelay::connect(url, RelayConfig::new().prefix(CHANNEL_PREFIX)).map_err(cannot)?;
+        let registry =
+            UrlRegistry::with_store(entries.clone(), RegistryLimits::DEFAULT).routed_by(&relay);
+        // The hook runs on the relay's thread: the sending is a task of this runtime.
+        let runtime = tokio::runtime::Handle::current();
+        let (connections, instance) = (Arc::clone(connections), Arc::clone(instance));
+        relay.on_completion(&registry, move |done| {
+            let id = done.elicitation_id().to_owned();
+            let Some(connection) = lock(&connections).get(&done.connection()).cloned() else {
+                log(
+                    &instance,
+                    format_args!("completion of {id}: its session is gone"),
+                );
+                return;
+            };
+            let instance = Arc::clone(&instance);
+            runtime.spawn(async move {
+                match connection.send_completion(done).await {
+                    Ok(()) => log(
+                        &instance,
+                        format_args!("completion of {id} routed here, sent"),
+                    ),
+                    Err(error) => log(
+                        &instance,
+                        format_args!("completion of {id} routed here, not sent: {error}"),
+                    ),
+                }
+            });
+        });
         Ok((
-            UrlRegistry::with_store(entries.clone(), RegistryLimits::DEFAULT),
-            page.store(entries.with_prefix::<PageTicket>(page_prefix)),
+            registry,
+            page.store(entries.with_prefix::<PageTicket>(page_prefix))
+                .relay(&relay),
             Arc::new(entries.clone()),
             Arc::new(entries.with_prefix::<RepositoryLink>(link_prefix)),
         ))
@@ -861,6 +983,9 @@ mod remote {
     fn in_redis(
         _url: &str,
         _page: SecurePageBuilder,
+        _ttl: Option<Duration>,
+        _connections: &Connections,
+        _instance: &Arc<str>,
     ) -> Result<Stores, Box<dyn std::error::Error>> {
         Err(
             "--redis needs feature `redis`: cargo run --example mcp_server \
