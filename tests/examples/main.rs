@@ -9,6 +9,7 @@ mod acp_agent;
 mod acp_client;
 mod conformance_server;
 mod mcp_client;
+mod mcp_fleet;
 mod mcp_http;
 mod mcp_server;
 mod mcp_server_http;
