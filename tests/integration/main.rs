@@ -30,6 +30,7 @@ mod protocol_mcp;
 mod protocol_response;
 mod protocol_roundtrip;
 mod redis_page;
+mod redis_route;
 mod rmcp;
 mod rmcp_client;
 mod rmcp_client_ts;

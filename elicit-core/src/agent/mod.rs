@@ -9,6 +9,8 @@
 //!   It keeps them in a `Store` (feature `url`), in memory by default, which the
 //!   instances of an agent can share: `RedisStore` (feature `redis`) keeps them in
 //!   Redis.
+//! - `RedisRelay` (feature `redis`): the instances of an agent hand each other, sealed,
+//!   a page submission or a completion that landed on the wrong one.
 //! - [`UrlOutcome`]: the user's choice on a URL elicitation, read without looking at
 //!   any content ([R4](crate::rules#r4), [U3](crate::rules#u3)). Form answers are read with `Elicit::from_response` ([F3](crate::rules#f3), [R5](crate::rules#r5)).
 //! - [`AskError`]: every way asking a client through an SDK integration can end without
@@ -58,6 +60,10 @@ mod outcome;
 mod redis;
 #[cfg(feature = "url")]
 mod registry;
+#[cfg(feature = "redis")]
+mod relay;
+#[cfg(feature = "url")]
+mod route;
 #[cfg(feature = "url")]
 mod store;
 #[cfg(feature = "url")]
@@ -65,6 +71,12 @@ mod url_check;
 
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisConfig, RedisStore};
+#[cfg(feature = "redis")]
+pub use self::relay::{Delivery, RedisRelay, RelayConfig, RouteError};
+#[cfg(all(feature = "redis", feature = "axum"))]
+pub(crate) use self::relay::{PageInbox, PageMessage, RoutedAction};
+#[cfg(feature = "axum")]
+pub(crate) use self::route::Route;
 #[cfg(feature = "url")]
 pub use crate::url_error::InvalidUrl;
 #[cfg(any(feature = "agent-client-protocol", feature = "rmcp_3"))]
@@ -83,7 +95,8 @@ pub use outcome::{UnknownActionError, UrlOutcome};
 pub(crate) use registry::random_hex;
 #[cfg(feature = "url")]
 pub use registry::{
-    CompletionError, PendingUrl, RegistryError, RegistryLimits, UrlEntry, UrlRegistry, UrlState,
+    CompletionError, PendingUrl, RegistryError, RegistryLimits, RoutedCompletion, UrlEntry,
+    UrlRegistry, UrlState,
 };
 #[cfg(feature = "url")]
 pub use store::{MemoryStore, Store, StoreError};

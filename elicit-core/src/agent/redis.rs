@@ -129,7 +129,7 @@ impl RedisConfig {
 
     /// The longest a caller waits for one operation: every attempt timing out on
     /// connecting and answering, the backoffs, and a margin.
-    fn wait(&self) -> Duration {
+    pub(super) fn wait(&self) -> Duration {
         let per_attempt = self.response_timeout + self.connection_timeout + MAX_BACKOFF;
         per_attempt * self.attempts * 2 + Duration::from_secs(1)
     }
@@ -370,14 +370,14 @@ where
 const MAX_BACKOFF: Duration = Duration::from_millis(200);
 
 /// The pause before attempt `attempt` (1-based retries): 25 ms, 50 ms, 100 ms, ...
-fn backoff(attempt: u32) -> Duration {
+pub(super) fn backoff(attempt: u32) -> Duration {
     let millis = 25u64.saturating_mul(1u64 << attempt.saturating_sub(1).min(16));
     Duration::from_millis(millis).min(MAX_BACKOFF)
 }
 
 /// Whether an error may pass if the command is sent again: a dropped or refused
 /// connection, a timeout, a server that is loading, failing over or asks to try again.
-fn transient(error: &RedisError) -> bool {
+pub(super) fn transient(error: &RedisError) -> bool {
     error.is_timeout()
         || matches!(
             error.retry_method(),
@@ -562,7 +562,7 @@ fn decode<V: DeserializeOwned>(stored: &[u8]) -> Result<V, Failed> {
 const CLUSTER_RETRIES: u32 = 3;
 
 /// What to connect to.
-enum Target {
+pub(super) enum Target {
     Server(redis::Client),
     Cluster(Box<ClusterClient>),
 }
@@ -571,7 +571,7 @@ enum Target {
 /// cluster connection that routes each command by its key. Both multiplex and are
 /// cheap to clone.
 #[derive(Clone)]
-enum Conn {
+pub(super) enum Conn {
     Server(ConnectionManager),
     Cluster(ClusterConnection),
 }
@@ -606,14 +606,14 @@ impl ConnectionLike for Conn {
 
 /// The connection's own thread: a current-thread tokio runtime holding the
 /// connection, running each operation as a task of its own.
-struct Connection {
+pub(super) struct Connection {
     jobs: mpsc::UnboundedSender<Job>,
 }
 
 type Job = Box<dyn FnOnce(Conn) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send>;
 
 impl Connection {
-    fn start(target: Target, config: &RedisConfig) -> Result<Self, StoreError> {
+    pub(super) fn start(target: Target, config: &RedisConfig) -> Result<Self, StoreError> {
         // The manager's own reconnection is kept short (one retry, short delays): the
         // store's bounded attempts do the retrying, and a down Redis must fail fast.
         let manager_config = ConnectionManagerConfig::new()
@@ -666,7 +666,7 @@ impl Connection {
     }
 
     /// Runs `operation` on the connection's thread and waits at most `wait` for it.
-    fn run<T, F, Fut>(&self, wait: Duration, operation: F) -> Result<T, StoreError>
+    pub(super) fn run<T, F, Fut>(&self, wait: Duration, operation: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(Conn) -> Fut + Send + 'static,
@@ -688,20 +688,20 @@ impl Connection {
     }
 }
 
-fn failed(what: &'static str, tries: u32, cause: Cause) -> StoreError {
+pub(super) fn failed(what: &'static str, tries: u32, cause: Cause) -> StoreError {
     StoreError::new(Failed::new(what, tries, cause))
 }
 
 /// Why an operation of a [`RedisStore`] failed: the [`StoreError`]'s source.
 #[derive(Debug)]
-struct Failed {
+pub(super) struct Failed {
     what: &'static str,
     tries: u32,
     cause: Cause,
 }
 
 #[derive(Debug)]
-enum Cause {
+pub(super) enum Cause {
     /// Redis answered with an error, or could not be reached.
     Redis(RedisError),
     /// Redis answered something these commands never return.
@@ -719,7 +719,7 @@ enum Cause {
 }
 
 impl Failed {
-    fn new(what: &'static str, tries: u32, cause: Cause) -> Self {
+    pub(super) fn new(what: &'static str, tries: u32, cause: Cause) -> Self {
         Failed { what, tries, cause }
     }
 }

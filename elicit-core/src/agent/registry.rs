@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ids::{ConnectionId, UserId};
 use super::outcome::{UnknownActionError, UrlOutcome};
+use super::route::Route;
 use super::store::{MemoryStore, Store, StoreError};
 use crate::protocol::{CompleteElicitation, CreateElicitation, ElicitationResponse};
 
@@ -246,10 +247,24 @@ impl Default for RegistryLimits {
 /// [`UrlState`], which it holds) and compares them with `==` for
 /// [`compare_and_swap`](Store::compare_and_swap).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Short member names (the long ones of earlier versions still read): each outstanding
+// elicitation is a record in a shared store, and its memory counts.
 pub struct UrlEntry {
+    #[serde(rename = "c", alias = "connection")]
     connection: ConnectionId,
+    #[serde(
+        rename = "u",
+        alias = "user",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     user: Option<UserId>,
+    #[serde(rename = "s", alias = "state")]
     state: UrlState,
+    /// The instance that holds the connection, when a relay routes completions to it
+    /// (feature `redis`); absent otherwise, and then not written at all.
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    route: Option<Route>,
 }
 
 impl UrlEntry {
@@ -268,6 +283,13 @@ impl UrlEntry {
     /// Where it stands.
     pub fn state(&self) -> UrlState {
         self.state
+    }
+
+    /// The id of the agent instance that holds the connection, when the registry that
+    /// issued the elicitation was [routed](UrlRegistry::routed_by) by a relay (feature
+    /// `redis`).
+    pub fn instance(&self) -> Option<&str> {
+        self.route.as_ref().map(|route| route.instance.as_str())
     }
 
     /// The same entry in another state.
@@ -319,6 +341,8 @@ pub struct UrlRegistry {
     store: Arc<dyn Store<UrlEntry>>,
     limits: RegistryLimits,
     local: Arc<Mutex<Local>>,
+    /// Written into each new entry: where other instances reach this one.
+    route: Option<Route>,
 }
 
 /// What this instance knows of its own connections.
@@ -329,6 +353,11 @@ struct Local {
     outstanding: HashMap<ConnectionId, HashSet<String>>,
     /// Ids finished here, oldest first, with their connection, for eviction.
     finished: VecDeque<(String, ConnectionId)>,
+    /// For each outstanding id, the entry as this instance last wrote it: a completion
+    /// tries its compare-and-swap against it first, without reading the store (one
+    /// command instead of two); if another writer changed it, the swap fails and the
+    /// store is read as before. Bounded with `outstanding`.
+    written: HashMap<String, UrlEntry>,
 }
 
 /// 128 bits: [U4](crate::rules#u4) asks for uniqueness, [S6](crate::rules#s6) for ids nobody can guess.
@@ -385,7 +414,32 @@ impl UrlRegistry {
             store: Arc::new(store),
             limits,
             local: Arc::new(Mutex::new(Local::default())),
+            route: None,
         }
+    }
+
+    /// Records in every new entry that this instance, reached through `relay`, holds
+    /// its connection, so that a completion on another instance
+    /// ([`RedisRelay::complete`](super::RedisRelay::complete)) is routed here (feature
+    /// `redis`). Set it before the registry is cloned for the connections.
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    #[must_use]
+    pub fn routed_by(mut self, relay: &super::RedisRelay) -> Self {
+        self.route = Some(relay.route());
+        self
+    }
+
+    /// The elicitation `elicitation_id` as the store holds it, whichever connection or
+    /// instance issued it: for a tool call retried after `-32042` on another instance
+    /// than the one that answered it, which checks that the elicitation is
+    /// [`Completed`](UrlState::Completed) before it proceeds
+    /// ([M4](crate::rules#m4)). `None` for an id the store does not hold (never
+    /// issued, forgotten, or expired); an error when the store fails, never a guess.
+    /// Reading changes nothing, and completing still goes through the connection or
+    /// relay that owns it ([E5](crate::rules#e5)).
+    pub fn entry(&self, elicitation_id: &str) -> Result<Option<UrlEntry>, StoreError> {
+        self.store.get(elicitation_id)
     }
 
     /// The limits.
@@ -420,6 +474,7 @@ impl UrlRegistry {
             connection,
             user,
             state: UrlState::AwaitingResponse,
+            route: self.route.clone(),
         };
         for _ in 0..ID_ATTEMPTS {
             let id = mint_id().map_err(E::from)?;
@@ -438,6 +493,7 @@ impl UrlRegistry {
                 let _ = self.store.compare_and_swap(&id, &entry, None);
                 return Err(error.into());
             }
+            self.lock().written.insert(id.clone(), entry.clone());
             return match build(id.clone()) {
                 Ok(request) => Ok(PendingUrl {
                     elicitation_id: id,
@@ -477,6 +533,9 @@ impl UrlRegistry {
             })
             .collect();
         let mut local = self.lock();
+        for settled in &settled {
+            local.written.remove(settled);
+        }
         let ids = local.outstanding.entry(connection).or_default();
         for settled in &settled {
             ids.remove(settled);
@@ -494,6 +553,7 @@ impl UrlRegistry {
     /// No longer counts `id` as outstanding on `connection`.
     fn uncount(&self, connection: ConnectionId, id: &str) {
         let mut local = self.lock();
+        local.written.remove(id);
         if let Some(ids) = local.outstanding.get_mut(&connection) {
             ids.remove(id);
             if ids.is_empty() {
@@ -579,8 +639,11 @@ impl UrlRegistry {
             if state == entry.state {
                 return Ok(outcome);
             }
-            if self.replace(id, &entry, entry.with_state(state))? {
-                if !state.is_outstanding() {
+            let new = entry.with_state(state);
+            if self.replace(id, &entry, new.clone())? {
+                if state.is_outstanding() {
+                    self.remember(id, new);
+                } else {
                     self.finished(connection, id);
                 }
                 return Ok(outcome);
@@ -596,8 +659,17 @@ impl UrlRegistry {
         id: &str,
         user: Option<&UserId>,
     ) -> Result<CompleteElicitation, CompletionError> {
-        for _ in 0..CAS_ATTEMPTS {
-            let entry = self.entry_of(connection, id)?;
+        for attempt in 0..CAS_ATTEMPTS {
+            // First against what this instance last wrote; if that is stale, the swap
+            // fails and the store is read.
+            let cached = (attempt == 0)
+                .then(|| self.lock().written.get(id).cloned())
+                .flatten()
+                .filter(|entry| entry.connection == connection);
+            let entry = match cached {
+                Some(entry) => entry,
+                None => self.entry_of(connection, id)?,
+            };
             // S6: the same user, or no user on both sides where there is no
             // authentication.
             if entry.user.as_ref() != user {
@@ -618,6 +690,92 @@ impl UrlRegistry {
             }
         }
         Err(CompletionError::Store(StoreError::new(KEPT_CHANGING)))
+    }
+
+    /// A completion from whichever instance the external interaction's callback
+    /// reached: the same rules as [`complete`](Self::complete) but the connection's
+    /// ([S6](crate::rules#s6), once: [U5](crate::rules#u5)). The connection is not
+    /// checked here because the notification is not sent here: it goes to the
+    /// instance that holds it, returned, which sends it only on that connection
+    /// ([E5](crate::rules#e5)).
+    #[cfg(feature = "redis")]
+    pub(crate) fn complete_routed(
+        &self,
+        id: &str,
+        user: Option<&UserId>,
+    ) -> Result<Option<Route>, CompletionError> {
+        for _ in 0..CAS_ATTEMPTS {
+            let entry = self
+                .store
+                .get(id)
+                .map_err(CompletionError::Store)?
+                .ok_or(CompletionError::Unknown)?;
+            if entry.user.as_ref() != user {
+                return Err(CompletionError::UserMismatch);
+            }
+            match entry.state {
+                UrlState::Completed => return Err(CompletionError::AlreadyCompleted),
+                UrlState::Declined | UrlState::Cancelled => {
+                    return Err(CompletionError::Closed { state: entry.state })
+                }
+                UrlState::AwaitingResponse | UrlState::Consented => {}
+            }
+            if self.replace(id, &entry, entry.with_state(UrlState::Completed))? {
+                // Issued here: handed over in memory, not through Redis.
+                if self.connection_of(id).is_some() {
+                    return Ok(None);
+                }
+                return Ok(entry.route);
+            }
+        }
+        Err(CompletionError::Store(StoreError::new(KEPT_CHANGING)))
+    }
+
+    /// On the instance that holds the connection: an elicitation of one of its
+    /// connections that another instance completed, once. `None` when this instance
+    /// did not issue it as outstanding, already handed it over, or the store does not
+    /// say `Completed` (or fails).
+    #[cfg(feature = "redis")]
+    pub(crate) fn take_routed(&self, id: &str) -> Option<RoutedCompletion> {
+        let connection = self.connection_of(id)?;
+        let entry = self.store.get(id).ok()??;
+        if entry.state != UrlState::Completed || entry.connection != connection {
+            return None;
+        }
+        // Once: only the call that takes it out of the outstanding set hands it over.
+        {
+            let mut local = self.lock();
+            let ids = local.outstanding.get_mut(&connection)?;
+            if !ids.remove(id) {
+                return None;
+            }
+            if ids.is_empty() {
+                local.outstanding.remove(&connection);
+            }
+        }
+        self.finished(connection, id);
+        Some(RoutedCompletion {
+            connection,
+            notification: CompleteElicitation::new(id),
+        })
+    }
+
+    /// Keeps `entry` as what this instance last wrote under `id`, while outstanding.
+    fn remember(&self, id: &str, entry: UrlEntry) {
+        let mut local = self.lock();
+        if local.written.contains_key(id) {
+            local.written.insert(id.to_owned(), entry);
+        }
+    }
+
+    /// The connection of this instance that has `id` outstanding.
+    #[cfg(feature = "redis")]
+    fn connection_of(&self, id: &str) -> Option<ConnectionId> {
+        self.lock()
+            .outstanding
+            .iter()
+            .find(|(_, ids)| ids.contains(id))
+            .map(|(connection, _)| *connection)
     }
 
     /// See [`Elicitor::url_state`](super::Elicitor::url_state). `None` too when the
@@ -659,6 +817,9 @@ impl UrlRegistry {
                 }
                 keep
             });
+            for id in &ids {
+                local.written.remove(id);
+            }
             ids
         };
         for id in ids {
@@ -672,6 +833,7 @@ impl UrlRegistry {
     fn finished(&self, connection: ConnectionId, id: &str) {
         let evicted: Vec<String> = {
             let mut local = self.lock();
+            local.written.remove(id);
             if let Some(ids) = local.outstanding.get_mut(&connection) {
                 ids.remove(id);
                 if ids.is_empty() {
@@ -690,6 +852,36 @@ impl UrlRegistry {
         for id in evicted {
             self.remove_entry(&id, |entry| !entry.state.is_outstanding());
         }
+    }
+}
+
+/// A URL elicitation of one of this instance's connections that another instance
+/// completed, routed here by a relay (feature `redis`,
+/// [`RedisRelay::on_completion`](super::RedisRelay::on_completion)): send
+/// [`notification`](Self::notification) on [`connection`](Self::connection) and only
+/// there ([E5](crate::rules#e5), [U5](crate::rules#u5)). Handed over once per
+/// elicitation; with rmcp, `PeerElicitor::send_completion` takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use = "the client hears of the completion only when this is sent"]
+pub struct RoutedCompletion {
+    connection: ConnectionId,
+    notification: CompleteElicitation,
+}
+
+impl RoutedCompletion {
+    /// The connection that received the request: the only one to notify.
+    pub fn connection(&self) -> ConnectionId {
+        self.connection
+    }
+
+    /// The elicitation's id.
+    pub fn elicitation_id(&self) -> &str {
+        self.notification.elicitation_id()
+    }
+
+    /// The `elicitation/complete` params to send.
+    pub fn notification(&self) -> &CompleteElicitation {
+        &self.notification
     }
 }
 
@@ -772,6 +964,78 @@ mod tests {
             registry.complete(connection, &ids[4], None),
             Err(CompletionError::AlreadyCompleted)
         );
+    }
+
+    // covers: U5, E5
+    #[test]
+    fn a_completion_swaps_against_what_it_wrote_and_reads_again_when_stale() {
+        let store = MemoryStore::new();
+        let first = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
+        let connection = ConnectionId::new();
+        let register = |registry: &UrlRegistry| {
+            registry
+                .register(connection, None, |id| {
+                    CreateElicitation::url(
+                        crate::protocol::Scope::session("s"),
+                        "m",
+                        id,
+                        "https://example.com/",
+                    )
+                    .map_err(crate::agent::ElicitError::InvalidParams)
+                })
+                .unwrap()
+                .elicitation_id()
+                .to_owned()
+        };
+        let id = register(&first);
+        assert!(first.lock().written.contains_key(&id));
+        let outcome = first
+            .record_response(
+                connection,
+                &id,
+                &ElicitationResponse::accept_without_content(),
+            )
+            .unwrap();
+        assert_eq!(outcome, UrlOutcome::Consented);
+        assert_eq!(
+            first.lock().written[&id].state,
+            UrlState::Consented,
+            "the cache follows this instance's own writes"
+        );
+        // Another writer changes the entry behind the cache: it declines here.
+        let stored = store.get(&id).unwrap().unwrap();
+        assert!(store
+            .compare_and_swap(&id, &stored, Some(stored.with_state(UrlState::Declined)))
+            .unwrap());
+        assert_eq!(
+            first.complete(connection, &id, None),
+            Err(CompletionError::Closed {
+                state: UrlState::Declined
+            })
+        );
+        // Finished or forgotten: nothing stays cached.
+        let other = register(&first);
+        first.complete(connection, &other, None).unwrap();
+        let forgotten = register(&first);
+        assert!(first.forget(connection, &forgotten));
+        assert!(first.lock().written.keys().all(|cached| cached == &id));
+        first.close_connection(connection);
+        assert!(first.lock().written.is_empty());
+    }
+
+    #[test]
+    fn entries_are_written_short_and_earlier_long_ones_still_read() {
+        let old: UrlEntry =
+            serde_json::from_str(r#"{"connection":7,"user":null,"state":"Consented"}"#).unwrap();
+        assert_eq!(old.state, UrlState::Consented);
+        assert_eq!(old.user, None);
+        assert_eq!(old.route, None);
+        assert_eq!(
+            serde_json::to_string(&old).unwrap(),
+            r#"{"c":7,"s":"Consented"}"#
+        );
+        let back: UrlEntry = serde_json::from_str(r#"{"c":7,"s":"Consented"}"#).unwrap();
+        assert_eq!(back, old);
     }
 
     // covers: U4, D12

@@ -120,12 +120,19 @@ fn show_page(
         }
     }
     let waiting = shared.lock_waiting();
-    let Some(form) = waiting.get(token) else {
-        return Err(gone());
+    let mut response = match waiting.get(token) {
+        Some(form) => form_page(shared, form.schema, &form.message, None),
+        // Opened by another instance, whose task waits for it.
+        #[cfg(feature = "redis")]
+        None if shared.relay.is_some() => {
+            drop(waiting);
+            let form = ticket.form().ok_or_else(gone)?;
+            let schema = crate::schema::RequestedSchema::from_json(&form.schema)
+                .map_err(|_| unavailable())?;
+            form_page(shared, &schema, &form.message, None)
+        }
+        None => return Err(gone()),
     };
-    let html = form_page(shared, form.schema, &form.message, None);
-    drop(waiting);
-    let mut response = html;
     if let Some(browser) = set_cookie {
         // The page's own path as the browser sees it (the public mount), so two pages
         // open in one browser keep their cookies apart; `Secure` on an https origin.
@@ -194,6 +201,12 @@ fn submit_page(
     }
     let mut waiting = shared.lock_waiting();
     let Some(form) = waiting.get_mut(token) else {
+        drop(waiting);
+        // Opened by another instance, whose task waits for it.
+        #[cfg(feature = "redis")]
+        if shared.relay.is_some() {
+            return submit_routed(shared, token, &ticket, body);
+        }
         return Err(gone());
     };
     let submission = Submission::parse(form.schema, body);
@@ -235,11 +248,74 @@ fn submit_page(
     if !delivered {
         return Err(gone());
     }
+    Ok(done_page(shared, submission.action()))
+}
+
+/// A submission of a page whose task waits on another instance: checked here against
+/// the form in the ticket, the ticket marked used, then sealed for that instance and
+/// published to it. "Received" only when it listens.
+#[cfg(feature = "redis")]
+fn submit_routed(
+    shared: &Shared,
+    token: &str,
+    ticket: &PageTicket,
+    body: &[u8],
+) -> Result<Response, Refusal> {
+    use crate::agent::{Delivery, PageMessage, RoutedAction};
+    let (Some(relay), Some(route), Some(form)) = (&shared.relay, ticket.route(), ticket.form())
+    else {
+        return Err(gone());
+    };
+    let schema =
+        crate::schema::RequestedSchema::from_json(&form.schema).map_err(|_| unavailable())?;
+    let submission = Submission::parse(&schema, body);
+    let (action, content) = match submission.action() {
+        Some(SubmitAction::Decline) => (RoutedAction::Decline, None),
+        Some(SubmitAction::Cancel) => (RoutedAction::Cancel, None),
+        Some(SubmitAction::Accept) | None => match submission.content() {
+            Ok(content) => (RoutedAction::Accept, Some(content)),
+            Err(_) => {
+                let mut response = form_page(shared, &schema, &form.message, Some(&submission));
+                *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+                return Ok(response);
+            }
+        },
+    };
+    match shared
+        .store
+        .compare_and_swap(token, ticket, Some(ticket.used()))
+    {
+        Ok(true) => {}
+        Ok(false) => return Err(gone()),
+        Err(_) => return Err(unavailable()),
+    }
+    let message = PageMessage {
+        token: token.to_owned(),
+        action,
+        content,
+    };
+    match relay.send_page(route, message) {
+        Ok(Delivery::Delivered) => Ok(done_page(shared, submission.action())),
+        Ok(Delivery::NoListener) => Err(Refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Not delivered: the part of the agent that asked for this is no longer running, \
+             so your answer was not received and nothing was kept. Ask the agent again.",
+        )),
+        Err(_) => Err(Refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Not delivered: your answer could not be passed on to the agent, and nothing \
+             was kept. Ask the agent again.",
+        )),
+    }
+}
+
+/// The page after a submission was handed over.
+fn done_page(shared: &Shared, action: Option<SubmitAction>) -> Response {
     let agent = shared
         .agent
         .as_ref()
         .map_or("the agent", |agent| agent.display_name());
-    let (title, body) = match submission.action() {
+    let (title, body) = match action {
         Some(SubmitAction::Decline) => ("Declined", plain("You declined. Nothing was sent.")),
         Some(SubmitAction::Cancel) => ("Cancelled", plain("You cancelled. Nothing was sent.")),
         _ => (
@@ -249,7 +325,7 @@ fn submit_page(
             )),
         ),
     };
-    Ok(page(StatusCode::OK, title, &body))
+    page(StatusCode::OK, title, &body)
 }
 
 /// The ticket of `token`, if it can still be used.

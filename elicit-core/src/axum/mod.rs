@@ -39,6 +39,17 @@
 //! too; [`MemoryStore`] is the default. The value itself is
 //! handed to the waiting task in memory and never stored.
 //!
+//! # Several instances
+//!
+//! Behind a load balancer, the browser's `GET` and `POST` may reach another instance
+//! than the one whose task waits. Give every instance the same store (a
+//! `RedisStore`) and its own relay (`SecurePageBuilder::relay` with a `RedisRelay`,
+//! feature `redis`): each ticket then also holds the form's schema and message and the
+//! waiting instance's public key, so any instance shows the page, checks the answer
+//! against the schema and hands it, sealed for the waiting instance, through Redis
+//! pub/sub. The person sees "Received" only when that instance was listening; else a
+//! page saying the answer was not delivered and nothing was kept.
+//!
 //! ```no_run
 //! use elicit_core::agent::{ConnectionId, Elicitor, UrlPolicy, UserId};
 //! use elicit_core::axum::SecurePage;
@@ -176,6 +187,8 @@ pub struct SecurePageBuilder {
     store: Arc<dyn Store<PageTicket>>,
     agent: Option<AgentIdentity>,
     trust_forwarded: bool,
+    #[cfg(feature = "redis")]
+    relay: Option<crate::agent::RedisRelay>,
 }
 
 /// Who the person at the browser is, from the request's headers (a session cookie,
@@ -197,6 +210,13 @@ pub(crate) struct Shared {
     /// Forms waiting for a submission in this process, by token.
     waiting: Mutex<HashMap<String, Waiting>>,
     shutdown: Mutex<Option<oneshot::Sender<()>>>,
+    /// Hands submissions made on other instances over, and takes theirs.
+    #[cfg(feature = "redis")]
+    relay: Option<crate::agent::RedisRelay>,
+    /// What the relay hands this page's routed submissions to; held here, so that it
+    /// lives as long as the page.
+    #[cfg(feature = "redis")]
+    inbox: Option<crate::agent::PageInbox>,
 }
 
 /// What a page needs to show its form and hand the answer over.
@@ -206,6 +226,9 @@ struct Waiting {
     /// `T::from_content`, with `T` erased.
     parse: fn(&Value) -> Result<Box<dyn Any + Send>, ValidationErrors>,
     answer: Option<oneshot::Sender<Answer>>,
+    /// Who started the elicitation: whom an answer routed from another instance is for.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    user: Option<UserId>,
 }
 
 /// What the page hands the waiting task.
@@ -258,6 +281,20 @@ impl SecurePageBuilder {
         self
     }
 
+    /// Routes through `relay` (feature `redis`): a submission of this page's links that
+    /// reaches another instance (sharing the [store](Self::store), in Redis) is sealed
+    /// for this one and handed to the [`PageWait`] waiting here, and this page serves
+    /// and hands over the links other instances opened. Each ticket then also holds the
+    /// form's schema and message (to show it anywhere) and this instance's id and
+    /// public key, never an answer. A submission whose waiting instance is gone is
+    /// refused with a page saying it was not delivered, never "Received".
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    pub fn relay(mut self, relay: &crate::agent::RedisRelay) -> Self {
+        self.relay = Some(relay.clone());
+        self
+    }
+
     /// Reads the host and scheme the browser used from the `Forwarded` header (RFC
     /// 7239), or else from `X-Forwarded-Host` and `X-Forwarded-Proto`, instead of the
     /// request's own `Host` (default: off). Turn it on only when every request reaches
@@ -298,20 +335,27 @@ impl SecurePageBuilder {
         addr: Option<SocketAddr>,
         stop: Option<oneshot::Sender<()>>,
     ) -> SecurePage {
-        SecurePage {
-            shared: Arc::new(Shared {
-                authenticate: self.authenticate,
-                public,
-                addr,
-                ttl: self.ttl,
-                remember_used: self.remember_used,
-                store: self.store,
-                closed: Mutex::new(VecDeque::new()),
-                agent: self.agent,
-                waiting: Mutex::new(HashMap::new()),
-                shutdown: Mutex::new(stop),
-            }),
+        let shared = Arc::new_cyclic(|_weak| Shared {
+            authenticate: self.authenticate,
+            public,
+            addr,
+            ttl: self.ttl,
+            remember_used: self.remember_used,
+            store: self.store,
+            closed: Mutex::new(VecDeque::new()),
+            agent: self.agent,
+            waiting: Mutex::new(HashMap::new()),
+            shutdown: Mutex::new(stop),
+            #[cfg(feature = "redis")]
+            inbox: self.relay.as_ref().map(|_| inbox(_weak.clone())),
+            #[cfg(feature = "redis")]
+            relay: self.relay,
+        });
+        #[cfg(feature = "redis")]
+        if let (Some(relay), Some(inbox)) = (&shared.relay, &shared.inbox) {
+            relay.on_page(inbox);
         }
+        SecurePage { shared }
     }
 
     /// Starts the server on `addr`, which must be a loopback address (port 0 picks a
@@ -364,6 +408,8 @@ impl SecurePage {
             store: Arc::new(MemoryStore::<PageTicket>::new()),
             agent: None,
             trust_forwarded: false,
+            #[cfg(feature = "redis")]
+            relay: None,
         }
     }
 
@@ -508,6 +554,17 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
         let shared = &self.page.shared;
         let expires_at = SystemTime::now() + shared.ttl;
         let ticket = PageTicket::new(elicitation_id, user, expires_at);
+        #[cfg(feature = "redis")]
+        let ticket = match &shared.relay {
+            Some(relay) => ticket.routed(
+                relay.route(),
+                ticket::RoutedForm {
+                    schema: T::requested_schema().to_json(),
+                    message: self.message.clone(),
+                },
+            ),
+            None => ticket,
+        };
         let (tx, rx) = oneshot::channel();
         shared.lock_waiting().insert(
             self.token.clone(),
@@ -518,6 +575,7 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
                     T::from_content(content).map(|t| Box::new(t) as Box<dyn Any + Send>)
                 },
                 answer: Some(tx),
+                user: user.cloned(),
             },
         );
         // The token is fresh; a store that already has it is broken or shared with a
@@ -538,6 +596,7 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
             page: self.page.clone(),
             answer: rx,
             expires_at,
+            settled: false,
             form: PhantomData,
         })
     }
@@ -551,6 +610,8 @@ pub struct PageWait<T> {
     page: SecurePage,
     answer: oneshot::Receiver<Answer>,
     expires_at: SystemTime,
+    /// An answer arrived: the ticket was marked used before it was handed over.
+    settled: bool,
     form: PhantomData<fn() -> T>,
 }
 
@@ -580,7 +641,10 @@ impl<T: Elicit + Send + 'static> PageWait<T> {
             .duration_since(SystemTime::now())
             .unwrap_or(Duration::ZERO);
         let answer = match tokio::time::timeout(left, &mut self.answer).await {
-            Ok(Ok(answer)) => answer,
+            Ok(Ok(answer)) => {
+                self.settled = true;
+                answer
+            }
             Ok(Err(_)) => return Err(PageError::Closed),
             Err(_) => return Err(PageError::Expired),
         };
@@ -604,13 +668,17 @@ impl<T> Drop for PageWait<T> {
         let shared = &self.page.shared;
         shared.lock_waiting().remove(&self.token);
         // Close the page for every instance that shares the store: mark it used
-        // unless it already is. A failing store leaves the expiry to end it.
-        if let Ok(Some(ticket)) = shared.store.get(&self.token) {
-            if !ticket.is_used() {
-                let _ = shared
-                    .store
-                    .compare_and_swap(&self.token, &ticket, Some(ticket.used()));
-            }
+        // unless it already is (an answer came only after it was). A failing store
+        // leaves the expiry to end it.
+        let open = if self.settled {
+            None
+        } else {
+            shared.store.get(&self.token).ok().flatten()
+        };
+        if let Some(ticket) = open.filter(|ticket| !ticket.is_used()) {
+            let _ = shared
+                .store
+                .compare_and_swap(&self.token, &ticket, Some(ticket.used()));
         }
         // Remember it within the bound; forget the oldest from the store.
         let oldest: Vec<String> = {
@@ -625,6 +693,40 @@ impl<T> Drop for PageWait<T> {
             }
         }
     }
+}
+
+/// What the relay calls with a submission made on another instance: hands it to the
+/// task waiting here, parsed by the form's own type. `false` when no such page waits
+/// here.
+#[cfg(feature = "redis")]
+fn inbox(shared: std::sync::Weak<Shared>) -> crate::agent::PageInbox {
+    use crate::agent::RoutedAction;
+    Arc::new(move |message: &crate::agent::PageMessage| {
+        let Some(shared) = shared.upgrade() else {
+            return false;
+        };
+        let mut waiting = shared.lock_waiting();
+        let Some(form) = waiting.get_mut(&message.token) else {
+            return false;
+        };
+        let answer = match message.action {
+            RoutedAction::Decline => Answer::Declined,
+            RoutedAction::Cancel => Answer::Cancelled,
+            // The other instance validated it against the same schema; a value the
+            // type still refuses is not handed over, and the wait ends at its expiry.
+            RoutedAction::Accept => match message.content.as_ref().map(|c| (form.parse)(c)) {
+                Some(Ok(value)) => Answer::Accepted(value, form.user.clone()),
+                _ => return true,
+            },
+        };
+        let sender = form.answer.take();
+        waiting.remove(&message.token);
+        drop(waiting);
+        if let Some(sender) = sender {
+            let _ = sender.send(answer);
+        }
+        true
+    })
 }
 
 /// A value submitted on the page, and the user the page was bound to: complete the

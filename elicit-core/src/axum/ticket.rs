@@ -4,7 +4,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::UserId;
+use crate::agent::{Route, UserId};
 
 /// The state of one page token, as a [`Store`](crate::agent::Store) keeps it under the
 /// token: the elicitation and the user it is bound to ([S6](crate::rules#s6)), when it
@@ -12,14 +12,54 @@ use crate::agent::UserId;
 /// store shared by several instances of an agent; every change is a compare-and-set,
 /// so two instances cannot both accept one submission.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Short member names, empty members left out (and read as empty when absent): every
+// pending page is a record in a shared store, and its memory counts. The long names of
+// earlier versions are still read.
 pub struct PageTicket {
+    #[serde(rename = "e", alias = "elicitation_id")]
     elicitation_id: String,
+    #[serde(
+        rename = "u",
+        alias = "user",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     user: Option<String>,
     /// Milliseconds since the Unix epoch.
+    #[serde(rename = "x", alias = "expires_at")]
     expires_at: u64,
     /// The cookie that binds the page to the first browser that opened it.
+    #[serde(
+        rename = "b",
+        alias = "browser",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     browser: Option<String>,
+    #[serde(
+        rename = "d",
+        alias = "used",
+        default,
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     used: bool,
+    /// The instance whose task waits for the submission, when a relay routes
+    /// submissions that land elsewhere (feature `redis`).
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    route: Option<Route>,
+    /// What another instance needs to show the form and check the answer: the schema
+    /// (wire JSON) and the message. Neither is secret; the answer is never stored.
+    #[serde(rename = "f", default, skip_serializing_if = "Option::is_none")]
+    form: Option<RoutedForm>,
+}
+
+/// The form of a routed page, for the instance that serves it without waiting for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct RoutedForm {
+    #[serde(rename = "s")]
+    pub(super) schema: serde_json::Value,
+    #[serde(rename = "m")]
+    pub(super) message: String,
 }
 
 impl PageTicket {
@@ -30,7 +70,36 @@ impl PageTicket {
             expires_at: millis(expires_at),
             browser: None,
             used: false,
+            route: None,
+            form: None,
         }
+    }
+
+    /// The same ticket, served by every instance and answered through the relay to
+    /// `route`'s.
+    #[cfg(feature = "redis")]
+    pub(super) fn routed(mut self, route: Route, form: RoutedForm) -> Self {
+        self.route = Some(route);
+        self.form = Some(form);
+        self
+    }
+
+    /// The waiting instance, for a routed page.
+    #[cfg(feature = "redis")]
+    pub(super) fn route(&self) -> Option<&Route> {
+        self.route.as_ref()
+    }
+
+    /// The form, for a routed page.
+    #[cfg(feature = "redis")]
+    pub(super) fn form(&self) -> Option<&RoutedForm> {
+        self.form.as_ref()
+    }
+
+    /// The id of the instance waiting for the submission, when the page is routed
+    /// (feature `redis`).
+    pub fn instance(&self) -> Option<&str> {
+        self.route.as_ref().map(|route| route.instance.as_str())
     }
 
     /// The `elicitationId` of the URL-mode request that carries the link.

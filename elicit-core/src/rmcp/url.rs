@@ -154,6 +154,30 @@ impl PeerElicitor {
             .map_err(CompleteError::Transport)
     }
 
+    /// Sends `notifications/elicitation/complete` for a URL elicitation of this
+    /// connection that another instance of the server completed, routed here by the
+    /// relay (feature `redis`, `RedisRelay::on_completion`): the same id, to the
+    /// client that received the request, once ([U5](crate::rules#u5),
+    /// [M3](crate::rules#m3)). The registry has already recorded it as completed, so
+    /// [`complete`](Self::complete) would refuse it.
+    ///
+    /// Refused with [`CompletionError::ForeignConnection`], nothing sent, when `done`
+    /// belongs to another connection ([E5](crate::rules#e5)).
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    pub async fn send_completion(
+        &self,
+        done: crate::agent::RoutedCompletion,
+    ) -> Result<(), CompleteError> {
+        if done.connection() != self.elicitor.connection() {
+            return Err(CompleteError::Refused(CompletionError::ForeignConnection));
+        }
+        let params = ElicitationCompleteNotification::from(done.notification()).to_json();
+        self.notify(ELICITATION_COMPLETE_NOTIFICATION, params)
+            .await
+            .map_err(CompleteError::Transport)
+    }
+
     /// Sends a notification to this client (a method rmcp has no type for).
     async fn notify(&self, method: &str, params: serde_json::Value) -> Result<(), ServiceError> {
         let notification = CustomNotification::new(method, Some(params));
