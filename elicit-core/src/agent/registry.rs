@@ -247,9 +247,19 @@ impl Default for RegistryLimits {
 /// [`UrlState`], which it holds) and compares them with `==` for
 /// [`compare_and_swap`](Store::compare_and_swap).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Short member names (the long ones of earlier versions still read): each outstanding
+// elicitation is a record in a shared store, and its memory counts.
 pub struct UrlEntry {
+    #[serde(rename = "c", alias = "connection")]
     connection: ConnectionId,
+    #[serde(
+        rename = "u",
+        alias = "user",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     user: Option<UserId>,
+    #[serde(rename = "s", alias = "state")]
     state: UrlState,
     /// The instance that holds the connection, when a relay routes completions to it
     /// (feature `redis`); absent otherwise, and then not written at all.
@@ -343,6 +353,11 @@ struct Local {
     outstanding: HashMap<ConnectionId, HashSet<String>>,
     /// Ids finished here, oldest first, with their connection, for eviction.
     finished: VecDeque<(String, ConnectionId)>,
+    /// For each outstanding id, the entry as this instance last wrote it: a completion
+    /// tries its compare-and-swap against it first, without reading the store (one
+    /// command instead of two); if another writer changed it, the swap fails and the
+    /// store is read as before. Bounded with `outstanding`.
+    written: HashMap<String, UrlEntry>,
 }
 
 /// 128 bits: [U4](crate::rules#u4) asks for uniqueness, [S6](crate::rules#s6) for ids nobody can guess.
@@ -478,6 +493,7 @@ impl UrlRegistry {
                 let _ = self.store.compare_and_swap(&id, &entry, None);
                 return Err(error.into());
             }
+            self.lock().written.insert(id.clone(), entry.clone());
             return match build(id.clone()) {
                 Ok(request) => Ok(PendingUrl {
                     elicitation_id: id,
@@ -517,6 +533,9 @@ impl UrlRegistry {
             })
             .collect();
         let mut local = self.lock();
+        for settled in &settled {
+            local.written.remove(settled);
+        }
         let ids = local.outstanding.entry(connection).or_default();
         for settled in &settled {
             ids.remove(settled);
@@ -534,6 +553,7 @@ impl UrlRegistry {
     /// No longer counts `id` as outstanding on `connection`.
     fn uncount(&self, connection: ConnectionId, id: &str) {
         let mut local = self.lock();
+        local.written.remove(id);
         if let Some(ids) = local.outstanding.get_mut(&connection) {
             ids.remove(id);
             if ids.is_empty() {
@@ -619,8 +639,11 @@ impl UrlRegistry {
             if state == entry.state {
                 return Ok(outcome);
             }
-            if self.replace(id, &entry, entry.with_state(state))? {
-                if !state.is_outstanding() {
+            let new = entry.with_state(state);
+            if self.replace(id, &entry, new.clone())? {
+                if state.is_outstanding() {
+                    self.remember(id, new);
+                } else {
                     self.finished(connection, id);
                 }
                 return Ok(outcome);
@@ -636,8 +659,17 @@ impl UrlRegistry {
         id: &str,
         user: Option<&UserId>,
     ) -> Result<CompleteElicitation, CompletionError> {
-        for _ in 0..CAS_ATTEMPTS {
-            let entry = self.entry_of(connection, id)?;
+        for attempt in 0..CAS_ATTEMPTS {
+            // First against what this instance last wrote; if that is stale, the swap
+            // fails and the store is read.
+            let cached = (attempt == 0)
+                .then(|| self.lock().written.get(id).cloned())
+                .flatten()
+                .filter(|entry| entry.connection == connection);
+            let entry = match cached {
+                Some(entry) => entry,
+                None => self.entry_of(connection, id)?,
+            };
             // S6: the same user, or no user on both sides where there is no
             // authentication.
             if entry.user.as_ref() != user {
@@ -728,6 +760,14 @@ impl UrlRegistry {
         })
     }
 
+    /// Keeps `entry` as what this instance last wrote under `id`, while outstanding.
+    fn remember(&self, id: &str, entry: UrlEntry) {
+        let mut local = self.lock();
+        if local.written.contains_key(id) {
+            local.written.insert(id.to_owned(), entry);
+        }
+    }
+
     /// The connection of this instance that has `id` outstanding.
     #[cfg(feature = "redis")]
     fn connection_of(&self, id: &str) -> Option<ConnectionId> {
@@ -777,6 +817,9 @@ impl UrlRegistry {
                 }
                 keep
             });
+            for id in &ids {
+                local.written.remove(id);
+            }
             ids
         };
         for id in ids {
@@ -790,6 +833,7 @@ impl UrlRegistry {
     fn finished(&self, connection: ConnectionId, id: &str) {
         let evicted: Vec<String> = {
             let mut local = self.lock();
+            local.written.remove(id);
             if let Some(ids) = local.outstanding.get_mut(&connection) {
                 ids.remove(id);
                 if ids.is_empty() {
@@ -920,6 +964,78 @@ mod tests {
             registry.complete(connection, &ids[4], None),
             Err(CompletionError::AlreadyCompleted)
         );
+    }
+
+    // covers: U5, E5
+    #[test]
+    fn a_completion_swaps_against_what_it_wrote_and_reads_again_when_stale() {
+        let store = MemoryStore::new();
+        let first = UrlRegistry::with_store(store.clone(), RegistryLimits::DEFAULT);
+        let connection = ConnectionId::new();
+        let register = |registry: &UrlRegistry| {
+            registry
+                .register(connection, None, |id| {
+                    CreateElicitation::url(
+                        crate::protocol::Scope::session("s"),
+                        "m",
+                        id,
+                        "https://example.com/",
+                    )
+                    .map_err(crate::agent::ElicitError::InvalidParams)
+                })
+                .unwrap()
+                .elicitation_id()
+                .to_owned()
+        };
+        let id = register(&first);
+        assert!(first.lock().written.contains_key(&id));
+        let outcome = first
+            .record_response(
+                connection,
+                &id,
+                &ElicitationResponse::accept_without_content(),
+            )
+            .unwrap();
+        assert_eq!(outcome, UrlOutcome::Consented);
+        assert_eq!(
+            first.lock().written[&id].state,
+            UrlState::Consented,
+            "the cache follows this instance's own writes"
+        );
+        // Another writer changes the entry behind the cache: it declines here.
+        let stored = store.get(&id).unwrap().unwrap();
+        assert!(store
+            .compare_and_swap(&id, &stored, Some(stored.with_state(UrlState::Declined)))
+            .unwrap());
+        assert_eq!(
+            first.complete(connection, &id, None),
+            Err(CompletionError::Closed {
+                state: UrlState::Declined
+            })
+        );
+        // Finished or forgotten: nothing stays cached.
+        let other = register(&first);
+        first.complete(connection, &other, None).unwrap();
+        let forgotten = register(&first);
+        assert!(first.forget(connection, &forgotten));
+        assert!(first.lock().written.keys().all(|cached| cached == &id));
+        first.close_connection(connection);
+        assert!(first.lock().written.is_empty());
+    }
+
+    #[test]
+    fn entries_are_written_short_and_earlier_long_ones_still_read() {
+        let old: UrlEntry =
+            serde_json::from_str(r#"{"connection":7,"user":null,"state":"Consented"}"#).unwrap();
+        assert_eq!(old.state, UrlState::Consented);
+        assert_eq!(old.user, None);
+        assert_eq!(old.route, None);
+        assert_eq!(
+            serde_json::to_string(&old).unwrap(),
+            r#"{"c":7,"s":"Consented"}"#
+        );
+        let back: UrlEntry = serde_json::from_str(r#"{"c":7,"s":"Consented"}"#).unwrap();
+        assert_eq!(back, old);
     }
 
     // covers: U4, D12

@@ -12,18 +12,36 @@ use crate::agent::{Route, UserId};
 /// store shared by several instances of an agent; every change is a compare-and-set,
 /// so two instances cannot both accept one submission.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Short member names, empty members left out (and read as empty when absent): every
+// pending page is a record in a shared store, and its memory counts. The long names of
+// earlier versions are still read.
 pub struct PageTicket {
+    #[serde(rename = "e", alias = "elicitation_id")]
     elicitation_id: String,
-    // Left out when empty, read as empty when absent: every pending page is a record
-    // in a shared store, and its memory counts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "u",
+        alias = "user",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     user: Option<String>,
     /// Milliseconds since the Unix epoch.
+    #[serde(rename = "x", alias = "expires_at")]
     expires_at: u64,
     /// The cookie that binds the page to the first browser that opened it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "b",
+        alias = "browser",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     browser: Option<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        rename = "d",
+        alias = "used",
+        default,
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     used: bool,
     /// The instance whose task waits for the submission, when a relay routes
     /// submissions that land elsewhere (feature `redis`).
