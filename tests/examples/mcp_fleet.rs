@@ -313,6 +313,71 @@ async fn a_url_required_flow_completed_via_b_is_seen_complete_by_a_retry_on_c() 
     assert_eq!(fleet.proxy_c.wire.assert_valid(), 0);
 }
 
+// covers: U5, M3, S6, E5
+#[tokio::test]
+async fn a_completion_done_elsewhere_is_sent_by_the_instance_that_holds_the_connection() {
+    use elicit::agent::{
+        CompletionError, Delivery, RedisConfig, RedisRelay, RedisStore, RegistryLimits,
+        RelayConfig, RouteError, UrlEntry, UrlRegistry, UserId,
+    };
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let fleet = Fleet::start(&redis, 60).await;
+    let handler_a = TestClient::new(Some(json!({ "url": {} })), |_| {
+        panic!("-32042 carries the URL: no elicitation/create")
+    });
+    let client_a = connect(&fleet.proxy_a.mcp_url(), handler_a.clone()).await;
+    let error = bounded(
+        "link_repository on a",
+        client_a.call_tool(CallToolRequestParams::new("link_repository")),
+    )
+    .await
+    .expect_err("the first call needs the page");
+    let ServiceError::McpError(error) = error else {
+        panic!("a JSON-RPC error, not {error:?}");
+    };
+    let id = error.data.as_ref().expect("data")["elicitations"][0]["elicitationId"]
+        .as_str()
+        .expect("an elicitationId")
+        .to_owned();
+    // Where an external step's callback lands: a process of its own (this test) on
+    // the deployment's Redis, with its relay and the example's registry prefix.
+    let relay = RedisRelay::connect(redis.url().as_str(), RelayConfig::new().prefix(KEYS))
+        .expect("the callback's relay");
+    let store: RedisStore<UrlEntry> = RedisStore::connect(
+        redis.url().as_str(),
+        RedisConfig::new().prefix(format!("{KEYS}url:")),
+    )
+    .expect("the callback's store");
+    let registry = UrlRegistry::with_store(store, RegistryLimits::DEFAULT).routed_by(&relay);
+    // S6: only the user who started it completes it.
+    assert_eq!(
+        relay.complete(&registry, &id, Some(&UserId::new("mallory"))),
+        Err(RouteError::Refused(CompletionError::UserMismatch))
+    );
+    let user = UserId::new("local-user");
+    assert_eq!(
+        relay.complete(&registry, &id, Some(&user)),
+        Ok(Delivery::Delivered),
+        "A listens"
+    );
+    // U5: A sends it on the connection that got the -32042, with the same id, once.
+    eventually("the routed completion through a", || {
+        handler_a.completed().contains(&id)
+    })
+    .await;
+    assert_eq!(
+        relay.complete(&registry, &id, Some(&user)),
+        Err(RouteError::Refused(CompletionError::AlreadyCompleted))
+    );
+    assert_eq!(handler_a.completed(), std::slice::from_ref(&id));
+    assert_eq!(fleet.proxy_a.wire.completions(), std::slice::from_ref(&id));
+    // The -32042 error and the completion.
+    assert_eq!(fleet.proxy_a.wire.assert_valid(), 2);
+    relay.close();
+}
+
 // covers: U5, S6
 #[tokio::test]
 async fn b_killed_right_after_a_submission_shows_nothing_false() {
