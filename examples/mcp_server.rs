@@ -240,9 +240,23 @@ fn not_asked_or_failed(error: AskError) -> CallToolResult {
             rejected.message()
         )),
         other => CallToolResult::error(vec![ContentBlock::text(format!(
-            "Asking failed: {other}; nothing was done."
+            "Asking failed: {}; nothing was done.",
+            with_causes(&other)
         ))]),
     }
+}
+
+/// An error and its causes, on one line: what failed, then why (a store's error names
+/// the operation, redis-rs's the reason).
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        line.push_str(": ");
+        line.push_str(&error.to_string());
+        cause = error.source();
+    }
+    line
 }
 
 /// The tools of every connection; over HTTP, also those of the secure page.
@@ -497,7 +511,7 @@ mod remote {
     use rmcp::ErrorData;
     use serde::{Deserialize, Serialize};
 
-    use super::{not_asked_or_failed, text, Options, PlanServer, LOCAL_USER};
+    use super::{not_asked_or_failed, text, with_causes, Options, PlanServer, LOCAL_USER};
 
     /// The largest request body `/mcp` reads; a larger one is refused with `413`,
     /// counted while the body streams in, whatever `Content-Length` says. A tool call
@@ -884,7 +898,10 @@ mod remote {
 
     /// A store that failed: an error of the tool, never a success.
     fn store_failed(error: StoreError) -> ErrorData {
-        ErrorData::internal_error(format!("the server's store failed: {error}"), None)
+        ErrorData::internal_error(
+            format!("the server's store failed: {}", with_causes(&error)),
+            None,
+        )
     }
 
     type Stores = (
@@ -963,20 +980,6 @@ mod remote {
             Arc::new(entries.clone()),
             Arc::new(entries.with_prefix::<RepositoryLink>(link_prefix)),
         ))
-    }
-
-    /// An error and its causes, on one line: the store's error names the operation,
-    /// redis-rs's the reason.
-    #[cfg(feature = "redis")]
-    fn with_causes(error: &dyn std::error::Error) -> String {
-        let mut line = error.to_string();
-        let mut cause = error.source();
-        while let Some(error) = cause {
-            line.push_str(": ");
-            line.push_str(&error.to_string());
-            cause = error.source();
-        }
-        line
     }
 
     #[cfg(not(feature = "redis"))]

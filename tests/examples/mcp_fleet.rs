@@ -8,13 +8,14 @@
 //!
 //! What each fault shows, asserted here:
 //!
-//! | fault | client | page | Redis |
+//! | fault | client (through A) | page | Redis |
 //! |---|---|---|---|
-//! | B killed right after a submission | the result and the completion, through A | "Received" only once A had the answer; C refuses a replay (410) | the ticket marked used, with a TTL |
-//! | A killed while its elicitation is pending | the call fails (the session is gone) | B refuses with "Not delivered" (503), never "Received" | nothing of A's left after the TTL |
-//! | Redis stopped mid-flight | each tool says the store failed; nothing false | the page refuses (503) | — |
-//! | Redis started again, same port | the next flow succeeds on the same instances | shown and received | the relays subscribed again |
-//! | a page token replayed on another instance | — | 410, "already used" | the used ticket, no secret |
+//! | B killed right after a submission | the result (the key's length) and the completion | "Received" only once A had the answer; C refuses a replay (410) | the used ticket, with its TTL |
+//! | A killed while its elicitation is pending | its transport closes once it stops retrying (`Transport closed`); never a result | B, which showed the form, refuses the submission: 503 "Not delivered ... no longer running", never "Received" | only A's records, each with a TTL within `--page-ttl`; none after it |
+//! | Redis stopped mid-flight | the waiting call ends "cancelled (or the page expired)" at the link's TTL; new calls are tool errors naming the store and redis-rs's cause | 503 "cannot take answers right now", never "Received" | down |
+//! | Redis started again, same port | the next flow succeeds on the same processes | shown and "Received" | the three relays subscribed again |
+//! | a completion done in another process | `notifications/elicitation/complete` through A, same id, once | — | the entry `Completed`; a wrong user and a second completion refused |
+//! | a page token replayed on each instance | one request, one completion | 410 "already used", on open and on submit | the used ticket, no secret |
 //!
 //! Skipped with a message without `redis-server` unless `CI` is set (then it fails).
 //! Every wait is bounded; every child is killed when dropped.
@@ -530,9 +531,12 @@ async fn redis_restarted_mid_flight_errors_clearly_then_service_recovers() {
         assert!(done.body.contains("Try again later"), "{}", done.body);
         // New calls while Redis is down: each says the store failed.
         let text = tool_error(&call_tool(&client, "save_api_key", json!({})).await);
+        eprintln!("save_api_key without Redis: {text}");
         assert!(
-            text.contains("Asking failed") && text.contains("nothing was done"),
-            "{text:?}"
+            text.contains("Asking failed")
+                && text.contains("store failed: redis:")
+                && text.contains("nothing was done"),
+            "says what failed and why: {text:?}"
         );
         let error = bounded(
             "link_repository without Redis",
@@ -540,9 +544,11 @@ async fn redis_restarted_mid_flight_errors_clearly_then_service_recovers() {
         )
         .await
         .expect_err("the store failed");
+        eprintln!("link_repository without Redis: {error}");
         assert!(
-            error.to_string().contains("the server's store failed"),
-            "{error}"
+            error.to_string().contains("the server's store failed")
+                && error.to_string().contains("redis:"),
+            "says what failed and why: {error}"
         );
     });
     // The page never reached A: after the link's TTL A gives up, and says so.
