@@ -62,6 +62,12 @@ impl Fleet {
     /// Starts the three with `--page-ttl ttl` and waits until each relay listens.
     async fn start(redis: &RedisServer, ttl: u64) -> Fleet {
         let origin = format!("http://127.0.0.1:{}", free_port());
+        Fleet::start_at(redis, ttl, &origin).await
+    }
+
+    /// [`start`](Self::start), behind the public origin `origin`.
+    async fn start_at(redis: &RedisServer, ttl: u64, origin: &str) -> Fleet {
+        let origin = origin.to_owned();
         let url = redis.url();
         let ttl = ttl.to_string();
         let start = |name: &'static str| {
@@ -636,4 +642,89 @@ async fn connect_giving_up(
 fn tool_error(result: &::rmcp::model::CallToolResult) -> String {
     assert_eq!(result.is_error, Some(true), "an error: {result:?}");
     crate::protocol_support::rmcp_wire::tool_text(result)
+}
+
+/// The browser tests' WebDriver harness: a headless Chromium, one test at a time.
+#[path = "../browser/harness.rs"]
+mod harness;
+
+/// A load balancer at the public origin, on loopback: every TCP connection passed to
+/// `upstream` as it is (the browser's own `Host`, `Origin` and cookies reach the
+/// instance). Stopped when dropped.
+struct Balancer(tokio::task::JoinHandle<()>);
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Balancer {
+    fn start(listener: tokio::net::TcpListener, upstream: SocketAddr) -> Balancer {
+        Balancer(tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(upstream).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+            }
+        }))
+    }
+}
+
+// covers: U1, U2, U3, U5, M3, S1, S6
+#[test]
+fn in_chromium_the_page_of_a_is_filled_on_b_behind_a_load_balancer() {
+    harness::run(std::time::Duration::from_secs(120), || async {
+        let Some(redis) = RedisServer::start() else {
+            return Ok(());
+        };
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+        let origin = format!("http://{}", listener.local_addr()?);
+        let fleet = Fleet::start_at(&redis, 60, &origin).await;
+        // Every browser request goes to B.
+        let _balancer = Balancer::start(listener, fleet.b.addr);
+        let Some(chromium) = harness::Browser::start().await? else {
+            return Ok(());
+        };
+        let handler = consenting();
+        let client = connect(&fleet.proxy_a.mcp_url(), handler.clone()).await;
+        let (result, page) = tokio::join!(call_tool(&client, "save_api_key", json!({})), async {
+            let url = requested_url(&fleet.proxy_a.wire).await;
+            assert!(url.starts_with(&format!("{origin}/elicit/")), "{url}");
+            chromium.goto(&url).await?;
+            chromium.fill("input[name='f.api_key']", KEY).await?;
+            chromium.click("button[value=accept]").await?;
+            let deadline = std::time::Instant::now() + harness::WAIT_TIMEOUT;
+            loop {
+                let body = chromium.text("body").await.unwrap_or_default();
+                if body.contains("Received") || std::time::Instant::now() > deadline {
+                    return Ok::<_, harness::Error>(body);
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        });
+        let page = page?;
+        assert!(page.contains("Received"), "the page on B: {page}");
+        let text = text_of(&result);
+        assert!(
+            text.contains(&format!("API key of {} characters", KEY.len())),
+            "{text:?}"
+        );
+        assert!(text.contains("instance a"), "{text:?}");
+        let id = elicitation_id(&fleet.proxy_a.wire);
+        eventually("the notification through a", || {
+            handler.completed().contains(&id)
+        })
+        .await;
+        assert_eq!(handler.completed(), std::slice::from_ref(&id));
+        assert!(
+            stored(&redis).iter().all(|(_, value)| !value.contains(KEY)),
+            "the key is not in Redis"
+        );
+        assert_eq!(fleet.proxy_a.wire.assert_valid(), 3);
+        chromium.close().await?;
+        Ok(())
+    });
 }
