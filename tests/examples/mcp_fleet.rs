@@ -3,7 +3,9 @@
 //! and stops, driven by rmcp's client over Streamable HTTP through the recording proxy
 //! of `mcp_http`, every elicitation message checked against the MCP 2025-11-25 schema.
 //! The page of one instance is opened and submitted on another, as a load balancer in
-//! front of them would send the browser; instances are killed (`SIGKILL`) and Redis is
+//! front of them would send the browser (by hand, one request per connection; and once
+//! in headless Chromium through the browser tests' WebDriver harness, behind a TCP
+//! balancer at the public origin); instances are killed (`SIGKILL`) and Redis is
 //! stopped and started again under them.
 //!
 //! What each fault shows, asserted here:
