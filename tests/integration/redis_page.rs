@@ -55,6 +55,11 @@ fn two_instances_share_the_page_tokens_in_redis() {
             bytes.trim()
         );
 
+        // Opened first on the instance that cannot show it (no relay): refused without
+        // binding the browser, so the link still opens where the form waits.
+        let elsewhere = http::open(second.local_addr(), &path, None).await;
+        assert_eq!(elsewhere.status, 410, "{}", elsewhere.body);
+        assert_eq!(elsewhere.cookie(), None, "no browser bound by a refusal");
         let shown = http::open(first.local_addr(), &path, None).await;
         assert_eq!(shown.status, 200, "{}", shown.body);
         let cookie = shown.cookie().unwrap();

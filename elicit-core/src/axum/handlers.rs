@@ -88,6 +88,13 @@ fn show_page(
     check_host(shared, uri, headers)?;
     let mut ticket = live_ticket(shared, token)?;
     check_user(shared, headers, &ticket)?;
+    // Whether this instance can show the form is settled before the browser is bound:
+    // an instance that shares the store but cannot show the page (no task of its own
+    // waits for it, and no relay brings the answer to the one that waits) must leave
+    // the link usable where it can be answered.
+    if !can_show(shared, token, &ticket) {
+        return Err(gone());
+    }
     let mut set_cookie = None;
     // The first browser to open the page owns it; a second one is refused.
     loop {
@@ -416,6 +423,21 @@ fn cookie_matches(headers: &HeaderMap, bound: &str) -> bool {
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
         .any(|(name, value)| name == COOKIE && constant_time_eq(value.as_bytes(), bound.as_bytes()))
+}
+
+/// Whether this instance can show the form of `token`: its own task waits for it, or a
+/// relay routes the answer to the instance whose task does (the ticket then carries
+/// the form).
+#[cfg_attr(not(feature = "redis"), allow(unused_variables))]
+fn can_show(shared: &Shared, token: &str, ticket: &PageTicket) -> bool {
+    if shared.lock_waiting().contains_key(token) {
+        return true;
+    }
+    #[cfg(feature = "redis")]
+    if shared.relay.is_some() && ticket.form().is_some() {
+        return true;
+    }
+    false
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
