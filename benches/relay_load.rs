@@ -303,19 +303,6 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank - 1]
 }
 
-fn command_counts(server: &RedisServer) -> BTreeMap<String, u64> {
-    server
-        .cli(&["INFO", "commandstats"])
-        .lines()
-        .filter_map(|line| line.strip_prefix("cmdstat_"))
-        .filter_map(|line| {
-            let (name, rest) = line.split_once(":calls=")?;
-            let calls = rest.split(',').next()?.parse().ok()?;
-            (name != "info").then(|| (name.to_owned(), calls))
-        })
-        .collect()
-}
-
 /// The commands the instances sent between two counts: every command Redis ran, less
 /// the `GET` and `SET` that each compare-and-swap script runs inside Redis and that
 /// `INFO commandstats` counts under their own names (the instances sent one `EVALSHA`).
@@ -366,9 +353,9 @@ async fn measure(
         })
         .sum()
     });
-    let before = command_counts(server);
+    let before = server.command_counts();
     let (mut latencies, elapsed) = submit_all(pending, pace).await;
-    let after = command_counts(server);
+    let after = server.command_counts();
     assert_eq!(latencies.len(), count, "nothing lost");
     for at in &instances {
         assert_eq!(at.page.waiting(), 0, "every wait was answered");

@@ -24,7 +24,6 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use axum::Router;
-use elicit::protocol::mcp::URL_ELICITATION_REQUIRED;
 use futures::StreamExt;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
@@ -34,8 +33,9 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 
 use crate::common;
-use crate::protocol_support::assert_mcp;
-use crate::protocol_support::rmcp_wire::{bounded, eventually, tool_text, TestClient};
+use crate::protocol_support::rmcp_wire::{
+    assert_valid_messages, bounded, eventually, tool_text, Side, TestClient,
+};
 
 pub(crate) const MCP: &str = "2025-11-25";
 
@@ -94,12 +94,6 @@ pub(crate) fn free_port() -> u16 {
         .port()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Side {
-    Server,
-    Client,
-}
-
 /// What crossed the proxy.
 #[derive(Default)]
 pub(crate) struct Recorded {
@@ -147,39 +141,11 @@ impl Wire {
             .collect()
     }
 
-    /// Checks every elicitation message against the official schema, as
-    /// `rmcp_wire::Wire::assert_valid` does over stdio. Returns how many were checked.
+    /// Checks every elicitation message against the official schema
+    /// (`rmcp_wire::assert_valid_messages`, the check of the stdio tests too). Returns
+    /// how many were checked.
     pub(crate) fn assert_valid(&self) -> usize {
-        let mut checked = 0;
-        let mut elicitation_ids = Vec::new();
-        for (side, message) in self.messages() {
-            match (side, message["method"].as_str()) {
-                (Side::Server, Some("elicitation/create")) => {
-                    assert_mcp(MCP, "ElicitRequest", &message);
-                    elicitation_ids.push(message["id"].clone());
-                    checked += 1;
-                }
-                (Side::Server, Some("notifications/elicitation/complete")) => {
-                    assert_mcp(MCP, "ElicitationCompleteNotification", &message);
-                    checked += 1;
-                }
-                (Side::Client, None) if elicitation_ids.contains(&message["id"]) => {
-                    if message.get("error").is_some() {
-                        assert_mcp(MCP, "JSONRPCErrorResponse", &message);
-                    } else {
-                        assert_mcp(MCP, "JSONRPCResultResponse", &message);
-                        assert_mcp(MCP, "ElicitResult", &message["result"]);
-                    }
-                    checked += 1;
-                }
-                (Side::Server, None) if message["error"]["code"] == URL_ELICITATION_REQUIRED => {
-                    assert_mcp(MCP, "URLElicitationRequiredError", &message);
-                    checked += 1;
-                }
-                _ => {}
-            }
-        }
-        checked
+        assert_valid_messages(&self.messages())
     }
 }
 

@@ -117,20 +117,6 @@ impl Instance {
     }
 }
 
-/// How many times Redis ran each command (`INFO commandstats`), `INFO` itself left out.
-fn command_counts(server: &RedisServer) -> BTreeMap<String, u64> {
-    server
-        .cli(&["INFO", "commandstats"])
-        .lines()
-        .filter_map(|line| line.strip_prefix("cmdstat_"))
-        .filter_map(|line| {
-            let (name, rest) = line.split_once(":calls=")?;
-            let calls = rest.split(',').next()?.parse().ok()?;
-            (name != "info").then(|| (name.to_owned(), calls))
-        })
-        .collect()
-}
-
 /// The commands run between two counts, by name.
 fn commands_between(
     before: &BTreeMap<String, u64>,
@@ -295,7 +281,7 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
         .await;
         assert_eq!(short.status, 422, "{}", short.body);
 
-        let before = command_counts(&server);
+        let before = server.command_counts();
         let done = http::submit(b.page.local_addr(), &path, &cookie, &good_body()).await;
         assert_eq!(done.status, 200, "{}", done.body);
         assert!(done.body.contains("Received"), "{}", done.body);
@@ -310,7 +296,7 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
         // A completes in its registry and would now notify its client (U5).
         let completed = elicitor.complete(&id, submitted.user()).unwrap();
         assert_eq!(completed.elicitation_id(), id);
-        let ran = commands_between(&before, &command_counts(&server));
+        let ran = commands_between(&before, &server.command_counts());
         let total: u64 = ran.values().sum();
         // Sent by the instances: on B the ticket's GET, its compare-and-swap to used
         // (EVALSHA) and the PUBLISH; on A the registry's compare-and-swap to
@@ -479,7 +465,7 @@ async fn a_completion_on_b_is_sent_by_a_on_its_connection_once_and_c_sees_it_com
 
     // The external interaction's callback lands on B: completed there, sent by A.
     let id = bounded("call_tool", ask(&client)).await;
-    let before = command_counts(&server);
+    let before = server.command_counts();
     let delivery = relay_b
         .complete(&registry_b, &id, Some(&UserId::new("alice")))
         .unwrap();
@@ -487,7 +473,7 @@ async fn a_completion_on_b_is_sent_by_a_on_its_connection_once_and_c_sees_it_com
     let done = bounded("the routed completion", completions.recv())
         .await
         .unwrap();
-    let ran = commands_between(&before, &command_counts(&server));
+    let ran = commands_between(&before, &server.command_counts());
     let total: u64 = ran.values().sum();
     // Sent by the instances: GET and EVALSHA on B (the registry's read and
     // compare-and-swap), PUBLISH on B, GET on A (the state, before it notifies).

@@ -97,39 +97,51 @@ impl Wire {
     /// requests, the client's results and errors for them, the completions, and any
     /// `-32042` error. Returns how many were checked.
     pub fn assert_valid(&self) -> usize {
-        let lines = self.lines();
-        let mut checked = 0;
-        let mut elicitation_ids = Vec::new();
-        for (side, line) in &lines {
-            let message = parse(line);
-            match (side, message["method"].as_str()) {
-                (Side::Server, Some("elicitation/create")) => {
-                    assert_mcp(MCP, "ElicitRequest", &message);
-                    elicitation_ids.push(message["id"].clone());
-                    checked += 1;
-                }
-                (Side::Server, Some("notifications/elicitation/complete")) => {
-                    assert_mcp(MCP, "ElicitationCompleteNotification", &message);
-                    checked += 1;
-                }
-                (Side::Client, None) if elicitation_ids.contains(&message["id"]) => {
-                    if message.get("error").is_some() {
-                        assert_mcp(MCP, "JSONRPCErrorResponse", &message);
-                    } else {
-                        assert_mcp(MCP, "JSONRPCResultResponse", &message);
-                        assert_mcp(MCP, "ElicitResult", &message["result"]);
-                    }
-                    checked += 1;
-                }
-                (Side::Server, None) if message["error"]["code"] == URL_ELICITATION_REQUIRED => {
-                    assert_mcp(MCP, "URLElicitationRequiredError", &message);
-                    checked += 1;
-                }
-                _ => {}
-            }
-        }
-        checked
+        let messages: Vec<(Side, Value)> = self
+            .lines()
+            .iter()
+            .map(|(side, line)| (*side, parse(line)))
+            .collect();
+        assert_valid_messages(&messages)
     }
+}
+
+/// Checks every elicitation message of a recorded exchange against the official MCP
+/// schema: the requests, the client's results and errors for them, the completions,
+/// and any `-32042` error. Returns how many were checked. The one check for every
+/// transport the tests record (stdio lines here, Streamable HTTP bodies in
+/// `tests/examples/mcp_http.rs`).
+pub fn assert_valid_messages(messages: &[(Side, Value)]) -> usize {
+    let mut checked = 0;
+    let mut elicitation_ids = Vec::new();
+    for (side, message) in messages {
+        match (side, message["method"].as_str()) {
+            (Side::Server, Some("elicitation/create")) => {
+                assert_mcp(MCP, "ElicitRequest", message);
+                elicitation_ids.push(message["id"].clone());
+                checked += 1;
+            }
+            (Side::Server, Some("notifications/elicitation/complete")) => {
+                assert_mcp(MCP, "ElicitationCompleteNotification", message);
+                checked += 1;
+            }
+            (Side::Client, None) if elicitation_ids.contains(&message["id"]) => {
+                if message.get("error").is_some() {
+                    assert_mcp(MCP, "JSONRPCErrorResponse", message);
+                } else {
+                    assert_mcp(MCP, "JSONRPCResultResponse", message);
+                    assert_mcp(MCP, "ElicitResult", &message["result"]);
+                }
+                checked += 1;
+            }
+            (Side::Server, None) if message["error"]["code"] == URL_ELICITATION_REQUIRED => {
+                assert_mcp(MCP, "URLElicitationRequiredError", message);
+                checked += 1;
+            }
+            _ => {}
+        }
+    }
+    checked
 }
 
 pub fn parse(line: &str) -> Value {

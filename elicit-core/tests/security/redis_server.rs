@@ -7,6 +7,7 @@
 // Each including test binary uses a part of it.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -122,16 +123,31 @@ impl RedisServer {
 
     /// How many times Redis ran `command` (`INFO commandstats`), failed calls included.
     pub fn calls(&self, command: &str) -> u64 {
-        let prefix = format!("cmdstat_{command}:calls=");
+        self.command_stats().get(command).copied().unwrap_or(0)
+    }
+
+    /// How many times Redis ran each command (`INFO commandstats`), by name, `INFO`
+    /// itself left out.
+    pub fn command_counts(&self) -> BTreeMap<String, u64> {
+        let mut counts = self.command_stats();
+        counts.remove("info");
+        counts
+    }
+
+    fn command_stats(&self) -> BTreeMap<String, u64> {
         self.cli(&["INFO", "commandstats"])
             .lines()
-            .find_map(|line| line.strip_prefix(&prefix))
-            .map_or(0, |rest| {
-                rest.split(',')
+            .filter_map(|line| line.strip_prefix("cmdstat_"))
+            .map(|line| {
+                let (name, rest) = line.split_once(":calls=").expect("a call count");
+                let calls = rest
+                    .split(',')
                     .next()
                     .and_then(|n| n.parse().ok())
-                    .expect("a call count")
+                    .expect("a call count");
+                (name.to_owned(), calls)
             })
+            .collect()
     }
 
     /// The key's time to live in milliseconds (`PTTL`): -1 without one, -2 when absent.
