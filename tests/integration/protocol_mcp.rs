@@ -379,7 +379,14 @@ fn leaving_out_the_pattern_keeps_the_order_of_the_other_members() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys, ["type", "x-first", "x-second", "x-third"]);
+    assert_eq!(
+        keys,
+        ["type", "description", "x-first", "x-second", "x-third"]
+    );
+    assert_eq!(
+        json["properties"]["name"]["description"],
+        "must match the pattern ^a"
+    );
 }
 
 // covers: M7
@@ -392,10 +399,12 @@ fn mcp_schema_omits_pattern_and_the_agent_still_enforces_it() {
     assert!(json["properties"]["login"].get("pattern").is_none());
     // Everything else is kept.
     let mut expected = full.to_json();
-    expected["properties"]["login"]
-        .as_object_mut()
-        .unwrap()
-        .remove("pattern");
+    let login = expected["properties"]["login"].as_object_mut().unwrap();
+    let pattern = login.remove("pattern").unwrap();
+    // Said in words instead, beside what the description said (M7).
+    assert!(login.get("description").is_none());
+    let words = format!("must match the pattern {}", pattern.as_str().unwrap());
+    login.insert("description".into(), json!(words));
     assert_eq!(json, expected);
     // The schema the agent keeps still has it.
     assert!(mcp

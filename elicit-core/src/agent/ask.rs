@@ -11,6 +11,8 @@ use crate::content::ValidationErrors;
 use crate::protocol::{JsonRpcError, Mode, ResponseError};
 use crate::schema::Finding;
 
+use super::Problems;
+
 use super::elicitor::{write_link_in_form, write_secret_in_form};
 use super::ElicitError;
 
@@ -54,6 +56,22 @@ pub enum AskError {
     /// listed. An unknown action is reported here too: it is not consent
     /// ([R5](crate::rules#r5)).
     Invalid(ValidationErrors),
+    /// The server's own check of the answer (`elicit::rmcp::Dialog::form_checked`)
+    /// still found these problems after the last attempt; the person was shown them
+    /// each time.
+    Unaccepted(Problems),
+    /// The connection negotiated an MCP version in which a server cannot send
+    /// `elicitation/create` while a tool runs (2026-07-28 and later,
+    /// [M6](crate::rules#m6)); nothing was sent. Ask through `elicit::rmcp::Dialog`,
+    /// which answers with an `InputRequiredResult` there, or `elicit::rmcp::input`.
+    NotPushable {
+        /// The negotiated protocol version.
+        protocol_version: String,
+    },
+    /// On MCP 2026-07-28, the tool body asked something else on a retry than in the
+    /// round being answered (another form, another URL, a remembered value of another
+    /// type): its answer cannot be the one given. The text says which question.
+    NotReplayable(String),
 }
 
 impl AskError {
@@ -65,6 +83,7 @@ impl AskError {
                 | AskError::SecretInForm(_)
                 | AskError::LinkInForm(_)
                 | AskError::Refused(_)
+                | AskError::NotPushable { .. }
         )
     }
 
@@ -163,6 +182,20 @@ impl fmt::Display for AskError {
             AskError::Invalid(errors) => {
                 write!(f, "the client's answer is not valid: {errors}")
             }
+            AskError::Unaccepted(problems) => {
+                write!(
+                    f,
+                    "the answer was still not accepted after the last attempt: {problems}"
+                )
+            }
+            AskError::NotPushable { protocol_version } => write!(
+                f,
+                "this connection negotiated MCP {protocol_version}, in which a server cannot send \
+                 `elicitation/create` while a tool runs; nothing was sent. Ask through \
+                 `elicit::rmcp::Dialog` (one tool body for every MCP version: it answers with an \
+                 InputRequiredResult here), or build the round with `elicit::rmcp::input`"
+            ),
+            AskError::NotReplayable(message) => f.write_str(message),
         }
     }
 }

@@ -274,6 +274,15 @@ impl Elicitor {
         self
     }
 
+    /// The same elicitor for a request that declares `capabilities` itself (MCP
+    /// 2026-07-28 declares them per request, [M6](crate::rules#m6)): connection, user,
+    /// link rule, URL policy and registry kept.
+    #[must_use]
+    pub fn with_capabilities(mut self, capabilities: ElicitationCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
     /// What the client declared.
     pub fn capabilities(&self) -> &ElicitationCapabilities {
         &self.capabilities

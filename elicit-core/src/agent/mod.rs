@@ -56,6 +56,7 @@ mod ask;
 mod elicitor;
 mod ids;
 mod outcome;
+mod problems;
 #[cfg(feature = "redis")]
 mod redis;
 #[cfg(feature = "url")]
@@ -90,6 +91,7 @@ pub use ask::AskError;
 pub use elicitor::{ElicitError, Elicitor};
 pub use ids::{ConnectionId, UserId};
 pub use outcome::{UnknownActionError, UrlOutcome};
+pub use problems::Problems;
 // The page server mints its tokens as the registry mints ids.
 #[cfg(feature = "axum")]
 pub(crate) use registry::random_hex;

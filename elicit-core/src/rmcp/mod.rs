@@ -116,11 +116,15 @@ use crate::schema::RequestedSchema;
 use crate::typed::{Elicit, Elicited};
 
 pub mod client;
+pub mod dialog;
 pub mod input;
 mod state;
 #[cfg(feature = "url")]
 mod url;
 
+#[cfg(feature = "url")]
+pub use dialog::Consent;
+pub use dialog::{Dialog, DialogResult, Problems};
 #[cfg(feature = "url")]
 pub use url::{url_elicitation_required, CompleteError, UrlConsent};
 
@@ -228,6 +232,7 @@ impl PeerElicitor {
         &self,
         message: impl Into<String>,
     ) -> Result<Elicited<T>, AskError> {
+        self.check_pushable()?;
         let request = self.elicitor.form::<T>(mcp_scope(), message)?;
         let response = self.send(&request).await?;
         T::from_response(&response).map_err(AskError::Invalid)
@@ -246,6 +251,7 @@ impl PeerElicitor {
         message: impl Into<String>,
         schema: &RequestedSchema,
     ) -> Result<Elicited<Value>, AskError> {
+        self.check_pushable()?;
         let request = self.elicitor.form_schema(mcp_scope(), message, schema)?;
         let response = self.send(&request).await?;
         schema_answer(schema, &response)
@@ -277,6 +283,7 @@ impl PeerElicitor {
         message: impl Into<String>,
         schema: &McpSchema,
     ) -> Result<Elicited<Value>, AskError> {
+        self.check_pushable()?;
         let request = self
             .elicitor
             .form_schema(mcp_scope(), message, schema.schema())?;
@@ -291,6 +298,20 @@ impl PeerElicitor {
         self.peer.peer_info().map_or(TitledSelect::OneOf, |info| {
             TitledSelect::for_protocol_version(info.protocol_version.as_str())
         })
+    }
+
+    /// Refuses, with the reason, a connection whose version has no requests pushed by
+    /// the server ([M6](crate::rules#m6)): its capabilities read as none, and
+    /// "the client did not declare form mode" would be the wrong reason.
+    fn check_pushable(&self) -> Result<(), AskError> {
+        match self.peer.peer_info() {
+            Some(info) if info.protocol_version >= ProtocolVersion::V_2026_07_28 => {
+                Err(AskError::NotPushable {
+                    protocol_version: info.protocol_version.to_string(),
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Sends an `elicitation/create` the Elicitor built, in MCP 2025-11-25 form, and
@@ -362,6 +383,28 @@ fn capabilities_of(
 ) -> ElicitationCapabilities {
     let json = declared.and_then(|capability| serde_json::to_value(capability).ok());
     ElicitationCapabilities::from(&McpElicitationCapabilities::from_json(json.as_ref()))
+}
+
+/// An ask that failed, as the JSON-RPC error of the request that asked, so that `?`
+/// works in a tool body: an answer that breaks the schema or the server's checks is
+/// `-32602` (invalid params: the input the client sent), the client's own error is
+/// passed on, and everything else (refused before sending, transport) is `-32603`,
+/// each with the ask's text.
+impl From<AskError> for ErrorData {
+    fn from(error: AskError) -> Self {
+        let message = error.to_string();
+        match error {
+            AskError::Invalid(_) | AskError::Unaccepted(_) | AskError::MalformedResponse(_) => {
+                ErrorData::invalid_params(message, None)
+            }
+            AskError::Rejected(error) => ErrorData::new(
+                ::rmcp::model::ErrorCode(i32::try_from(error.code()).unwrap_or(-32603)),
+                message,
+                error.data().cloned(),
+            ),
+            _ => ErrorData::internal_error(message, None),
+        }
+    }
 }
 
 /// A failed request: the client's JSON-RPC error, or a transport failure.

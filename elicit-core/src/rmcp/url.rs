@@ -127,6 +127,7 @@ impl PeerElicitor {
         message: impl Into<String>,
         url: &str,
     ) -> Result<PendingUrl, AskError> {
+        self.check_pushable()?;
         Ok(self.elicitor.url(mcp_scope(), message, url)?)
     }
 

@@ -501,13 +501,53 @@ fn mcp_schema_json(acp: &Value, titled: impl Fn(&str) -> TitledSelect) -> Value 
             if object.get("type").and_then(Value::as_str) != Some("string") {
                 continue;
             }
-            object.shift_remove("pattern");
+            // M7: the constraint cannot travel, so it is said in words where the client
+            // shows the field, and the person has a chance to meet it the first time.
+            if let Some(Value::String(pattern)) = object.shift_remove("pattern") {
+                say_pattern(object, &pattern);
+            }
             if titled(name) == TitledSelect::LegacyEnumNames && object.contains_key("oneOf") {
                 *object = legacy_titled(std::mem::take(object));
             }
         }
     }
     json
+}
+
+/// A `pattern` MCP cannot carry ([M7](crate::rules#m7)), said in words for the person.
+pub(crate) fn pattern_in_words(pattern: &str) -> String {
+    format!("must match the pattern {pattern}")
+}
+
+/// Adds [`pattern_in_words`] to the property's `description`, after what it said, or
+/// as the description where the schema's own emitter puts one (after `title`, else
+/// after `type`), so that the MCP form reads back and writes out unchanged.
+fn say_pattern(object: &mut Map<String, Value>, pattern: &str) {
+    let words = pattern_in_words(pattern);
+    if let Some(Value::String(before)) = object.get_mut("description") {
+        *before = match before.is_empty() {
+            true => words,
+            false => format!("{before} ({words})"),
+        };
+        return;
+    }
+    let after = if object.contains_key("title") {
+        "title"
+    } else {
+        "type"
+    };
+    let mut out = Map::new();
+    for (key, value) in std::mem::take(object) {
+        let here = key == after;
+        out.insert(key, value);
+        if here {
+            out.insert("description".to_owned(), Value::String(words.clone()));
+        }
+    }
+    if !out.contains_key("description") {
+        out.insert("description".to_owned(), Value::String(words));
+    }
+    *object = out;
 }
 
 /// `{.., "oneOf": [{const, title, ..}..], ..}` as `{.., "enum": [consts..], "enumNames":
@@ -968,7 +1008,11 @@ mod tests {
             json["properties"]["tags"],
             json!({ "type": "array", "items": { "anyOf": [{ "const": "x", "title": "X" }] } })
         );
-        assert_eq!(json["properties"]["code"], json!({ "type": "string" }));
+        // M7: the pattern said in words, where the client shows the field.
+        assert_eq!(
+            json["properties"]["code"],
+            json!({ "type": "string", "description": "must match the pattern ^[a-z]+$" })
+        );
         let order: Vec<&String> = json["properties"].as_object().unwrap().keys().collect();
         assert_eq!(order, ["size", "colour", "plain", "tags", "code"]);
         // Read back (lenient), the legacy form is the same titled select.
