@@ -6,14 +6,24 @@
 //! cargo run --example mcp_server --features rmcp_3
 //! ```
 //!
-//! and connect any MCP client (protocol 2025-11-25) to its stdin and stdout;
-//! `tests/examples/mcp_server.rs` drives it with rmcp's own client. Two tools:
+//! and connect any MCP client to its stdin and stdout, on MCP 2025-11-25 (the server
+//! sends `elicitation/create` while a tool runs) or 2026-07-28 (the tool answers with an
+//! `InputRequiredResult` and continues on the client's retry): each tool is written
+//! once, with `elicit::rmcp::Dialog`, for both. `tests/examples/mcp_server.rs` drives it
+//! with rmcp's own client on both versions. The answers of earlier rounds travel sealed
+//! in `requestState` under `ELICIT_ROUND_KEY` (64 hex digits; give every instance of a
+//! deployment the same one), or a key made at start. Three tools:
 //!
 //! - **`plan_task`** `{"task": string}`: asks for a [`TaskPlan`] in form mode. Accepted
 //!   and valid: the result states the values received. Declined or cancelled: nothing
 //!   is done (R5). An invalid answer is reported with every problem and none of it is
 //!   used (F3). A client without form mode gets no request at all (C7); the result
 //!   says why.
+//! - **`book_table`** `{"restaurant": string}`: asks for a `Booking` (party size, and a
+//!   phone number with a `pattern` MCP cannot carry, said in words in its description
+//!   instead). An answer that breaks the pattern is asked again with the problem
+//!   beside the field (3 attempts). A party over 8 is asked a second question, the
+//!   deposit.
 //! - **`connect_account`**: sends the user to a consent page on a loopback address in
 //!   URL mode (nothing serves it: this is a demonstration). After the user's consent
 //!   the external step is simulated as finished and the server sends
@@ -80,17 +90,16 @@
 //! names (`PeerElicitor::with_user`) and checks the same user on the page
 //! (`SecurePageBuilder::authenticate`), so that only that user completes (E5, S6).
 
-use std::borrow::Cow;
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use elicit::agent::{AskError, UrlRegistry, UserId};
-use elicit::rmcp::PeerElicitor;
+use elicit::rmcp::input::{RoundKey, Rounds};
+use elicit::rmcp::{Dialog, PeerElicitor};
 use elicit::{Elicit, Elicited, Mode};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -125,6 +134,28 @@ enum Strategy {
     #[elicit(title = "Aggressive")]
     Aggressive,
 }
+
+/// Book a table.
+#[derive(Elicit, Debug)]
+#[elicit(title = "Booking")]
+struct Booking {
+    #[elicit(title = "Party size", minimum = 1, maximum = 12, default = 2)]
+    party_size: u8,
+    /// How the restaurant reaches you: digits and spaces, an optional leading +
+    #[elicit(title = "Phone", pattern = "^\\+?[0-9 ]{7,15}$")]
+    phone: String,
+}
+
+/// Large parties pay a deposit.
+#[derive(Elicit, Debug)]
+#[elicit(title = "Deposit")]
+struct Deposit {
+    #[elicit(title = "Pay the deposit")]
+    pay: bool,
+}
+
+/// The second question of `book_table`.
+const DEPOSIT_MESSAGE: &str = "Parties over 8 pay a deposit of 50 EUR. Pay it?";
 
 /// The message of the form. No link in it: F7.
 const FORM_MESSAGE: &str = "Before I start, tell me how to go about this task.";
@@ -169,8 +200,9 @@ impl PlanServer {
         })
     }
 
-    async fn plan_task(&self, connection: &PeerElicitor, task: &str) -> CallToolResult {
-        match connection.ask::<TaskPlan>(FORM_MESSAGE).await {
+    /// `plan_task`: one form, read as a [`TaskPlan`].
+    async fn plan_task(&self, dialog: &Dialog, task: &str) -> Result<CallToolResult, ErrorData> {
+        Ok(match dialog.form::<TaskPlan>(FORM_MESSAGE).await {
             Ok(Elicited::Accepted(plan)) => text(format!(
                 "Plan for {task:?}: strategy {:?}, {} review pass(es), notify {}, run tests: {}.",
                 plan.strategy,
@@ -181,22 +213,59 @@ impl PlanServer {
             Ok(Elicited::Declined) => text("You declined the plan; nothing was done."),
             Ok(Elicited::Cancelled) => text("You cancelled the plan; nothing was done."),
             Err(error) => not_asked_or_failed(error),
-        }
+        })
     }
 
-    async fn connect_account(&self, connection: &PeerElicitor) -> CallToolResult {
-        match connection.ask_url(URL_MESSAGE, CONNECT_URL).await {
+    /// `book_table`: a form with a `pattern` MCP cannot carry (asked again with the
+    /// problem beside the field when the answer breaks it), and a second question
+    /// only for large parties.
+    async fn book_table(
+        &self,
+        dialog: &Dialog,
+        restaurant: &str,
+    ) -> Result<CallToolResult, ErrorData> {
+        let message = format!("Book a table at {restaurant}?");
+        let booking = match dialog.form::<Booking>(message).await {
+            Ok(Elicited::Accepted(booking)) => booking,
+            Ok(_) => return Ok(text("You did not book; nothing was done.")),
+            Err(error) => return Ok(not_asked_or_failed(error)),
+        };
+        if booking.party_size > 8 {
+            match dialog.form::<Deposit>(DEPOSIT_MESSAGE).await {
+                Ok(Elicited::Accepted(Deposit { pay: true })) => {}
+                Ok(_) => return Ok(text("No deposit, so no booking; nothing was done.")),
+                Err(error) => return Ok(not_asked_or_failed(error)),
+            }
+        }
+        // The booking itself happens here, after the last question: on 2026-07-28 the
+        // body runs again on each retry up to the question it stopped at.
+        Ok(text(format!(
+            "Booked a table for {} at {restaurant}; the restaurant will call {}.",
+            booking.party_size, booking.phone
+        )))
+    }
+
+    /// `connect_account`: URL mode; the consent page's link carries an id made once for
+    /// the whole dialog.
+    async fn connect_account(&self, dialog: &Dialog) -> Result<CallToolResult, ErrorData> {
+        let id = dialog.remember(random_id)?;
+        let url = format!("{CONNECT_URL}?ref={id}");
+        Ok(match dialog.url(URL_MESSAGE, &url).await {
             // U2: consent only. The page would report back when the user is done; here
             // the external step is simulated as finished at once, for the same user (S6).
             Ok(Elicited::Accepted(consent)) => {
+                let elicitation_id = consent.elicitation_id().map(str::to_owned);
                 let user = UserId::new(LOCAL_USER);
-                match consent.complete(Some(&user)).await {
-                    Ok(()) => text(format!(
+                match (consent.complete(Some(&user)).await, elicitation_id) {
+                    (Ok(()), Some(id)) => text(format!(
                         "You consented; the account is connected and the client was notified \
-                         that elicitation {} is complete.",
-                        consent.elicitation_id()
+                         that elicitation {id} is complete."
                     )),
-                    Err(error) => CallToolResult::error(vec![ContentBlock::text(format!(
+                    // M6: no elicitationId and no completion notification in 2026-07-28.
+                    (Ok(()), None) => text(format!(
+                        "You consented; the account is connected (ref {id})."
+                    )),
+                    (Err(error), _) => CallToolResult::error(vec![ContentBlock::text(format!(
                         "You consented, but the completion could not be sent: {error}."
                     ))]),
                 }
@@ -208,8 +277,45 @@ impl PlanServer {
                 text("You cancelled connecting the account; nothing was done.")
             }
             Err(error) => not_asked_or_failed(error),
-        }
+        })
     }
+}
+
+/// 64 random bits, hex: the id in `connect_account`'s link.
+fn random_id() -> String {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    format!("{:016x}", hasher.finish())
+}
+
+/// The key that seals each round's answers into `requestState` (MCP 2026-07-28), the
+/// same for every instance of a deployment: `ELICIT_ROUND_KEY` (64 hex digits) when
+/// set, else one made for this process (a retry must then come back to it).
+fn rounds() -> &'static Rounds {
+    static ROUNDS: OnceLock<Rounds> = OnceLock::new();
+    ROUNDS.get_or_init(|| {
+        let key = std::env::var("ELICIT_ROUND_KEY")
+            .ok()
+            .and_then(|hex| {
+                let bytes: Option<Vec<u8>> = (0..hex.len())
+                    .step_by(2)
+                    .map(|i| {
+                        hex.get(i..i + 2)
+                            .and_then(|b| u8::from_str_radix(b, 16).ok())
+                    })
+                    .collect();
+                <[u8; 32]>::try_from(bytes?).ok()
+            })
+            .map(RoundKey::from_bytes);
+        let key = key.unwrap_or_else(|| RoundKey::generate().expect("the OS random generator"));
+        Rounds::new(key)
+    })
 }
 
 /// A tool result that is not an error.
@@ -278,6 +384,16 @@ fn tools(with_page: bool) -> Vec<Tool> {
             })),
         ),
         Tool::new(
+            "book_table",
+            "Book a table: asks for the party size and a phone number, and for a deposit \
+             when the party is large (form mode, asked again when an answer is wrong).",
+            object(json!({
+                "type": "object",
+                "properties": { "restaurant": { "type": "string", "description": "Where to book" } },
+                "required": ["restaurant"]
+            })),
+        ),
+        Tool::new(
             "connect_account",
             "Connect your account: sends you to a consent page (URL mode).",
             object(json!({ "type": "object", "properties": {} })),
@@ -300,14 +416,6 @@ fn tools(with_page: bool) -> Vec<Tool> {
 }
 
 impl ServerHandler for PlanServer {
-    /// Up to 2025-11-25: this server pushes `elicitation/create` and reads the client's
-    /// capability from `initialize`, which 2026-07-28 has neither of (M6). Said here,
-    /// a client that discovers the newest version first (`mcp_client` by default) is
-    /// told so and falls back to `initialize`.
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
-    }
-
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
             Implementation::new("elicit-mcp-server", env!("CARGO_PKG_VERSION")),
@@ -335,31 +443,45 @@ impl ServerHandler for PlanServer {
                 return result.map(Into::into);
             }
         }
-        let result = match request.name.as_ref() {
+        // One tool body for every protocol version: pushed requests up to 2025-11-25,
+        // rounds (InputRequiredResult) from 2026-07-28 on.
+        let dialog = Dialog::tool_call(context.clone(), &request).with_elicitor(connection.clone());
+        let argument = |name: &str| {
+            request
+                .arguments
+                .as_ref()
+                .and_then(|arguments| arguments.get(name))
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!("{} needs {{\"{name}\": string}}", request.name),
+                        None,
+                    )
+                })
+        };
+        match request.name.as_ref() {
             "plan_task" => {
-                let task = request
-                    .arguments
-                    .as_ref()
-                    .and_then(|arguments| arguments.get("task"))
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| {
-                        ErrorData::invalid_params("plan_task needs {\"task\": string}", None)
-                    })?;
-                self.plan_task(connection, task).await
+                let task = argument("task")?;
+                dialog.run(rounds(), self.plan_task(&dialog, task)).await
             }
-            "connect_account" => self.connect_account(connection).await,
+            "book_table" => {
+                let restaurant = argument("restaurant")?;
+                dialog
+                    .run(rounds(), self.book_table(&dialog, restaurant))
+                    .await
+            }
+            "connect_account" => dialog.run(rounds(), self.connect_account(&dialog)).await,
             other => {
                 let names: Vec<_> = tools(self.has_page()).into_iter().map(|t| t.name).collect();
-                return Err(ErrorData::invalid_params(
+                Err(ErrorData::invalid_params(
                     format!(
                         "no tool named {other:?}; the tools are {}",
                         names.join(", ")
                     ),
                     None,
-                ));
+                ))
             }
-        };
-        Ok(result.into())
+        }
     }
 }
 

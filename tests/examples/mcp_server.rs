@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::OnceLock;
 
-use ::rmcp::model::{CallToolResult, ElicitResult, ElicitationAction};
+use ::rmcp::model::{CallToolResult, ElicitResult, ElicitationAction, ProtocolVersion};
 use ::rmcp::service::{RoleClient, RunningService};
 use ::rmcp::ServiceExt;
 use serde_json::{json, Map, Value};
@@ -56,9 +56,24 @@ async fn start(handler: TestClient) -> Session {
         tokio::io::split(client_end),
         Relay::default(),
     );
-    let client = bounded("initialize", handler.clone().serve(client_io))
+    let protocol = ::rmcp::ClientHandler::get_info(&handler).protocol_version;
+    // 2026-07-28 has no `initialize`: `server/discover`, then each request says its
+    // version and capabilities in `_meta` (M6).
+    let client = if protocol >= ProtocolVersion::V_2026_07_28 {
+        let lifecycle = ::rmcp::ClientLifecycleMode::Discover {
+            preferred_versions: vec![protocol],
+        };
+        bounded(
+            "server/discover",
+            ::rmcp::ClientServiceExt::serve_with_lifecycle(handler.clone(), client_io, lifecycle),
+        )
         .await
-        .expect("the client initializes with the example");
+        .expect("the client discovers the example")
+    } else {
+        bounded("initialize", handler.clone().serve(client_io))
+            .await
+            .expect("the client initializes with the example")
+    };
     Session {
         client,
         handler,
@@ -236,7 +251,137 @@ async fn the_tools_are_listed_with_their_inputs() {
         .await
         .expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["plan_task", "connect_account"]);
+    assert_eq!(names, ["plan_task", "book_table", "connect_account"]);
     let plan: &Map<String, Value> = &tools[0].input_schema;
     assert_eq!(plan["properties"]["task"]["type"], "string");
+}
+
+/// Both versions' clients, each with the same answers.
+fn both(answers: fn() -> Vec<Result<ElicitResult, ::rmcp::ErrorData>>) -> [TestClient; 2] {
+    let client = |protocol| {
+        let queue = std::sync::Mutex::new(std::collections::VecDeque::from(answers()));
+        TestClient::new(Some(json!({ "form": {}, "url": {} })), move |_| {
+            queue
+                .lock()
+                .unwrap()
+                .pop_front()
+                .expect("an answer for each question")
+        })
+        .speaking(protocol)
+    };
+    [
+        client(ProtocolVersion::V_2025_11_25),
+        client(ProtocolVersion::V_2026_07_28),
+    ]
+}
+
+/// Every elicitation message of the exchange valid against the MCP schema of the
+/// version the client spoke: pushed requests on 2025-11-25; on 2026-07-28 none pushed,
+/// each `InputRequiredResult` and each retried `tools/call` checked instead.
+fn assert_valid_for(s: &Session, protocol: &ProtocolVersion) -> usize {
+    if *protocol < ProtocolVersion::V_2026_07_28 {
+        return s.wire.assert_valid();
+    }
+    let mut checked = 0;
+    for (_, line) in s.wire.lines() {
+        let message = parse(&line);
+        assert_ne!(message["method"], "elicitation/create", "M6: {line}");
+        if message["result"]["resultType"] == "input_required" {
+            crate::protocol_support::assert_mcp(
+                "2026-07-28",
+                "InputRequiredResult",
+                &message["result"],
+            );
+            checked += 1;
+        }
+        if message["method"] == "tools/call" {
+            crate::protocol_support::assert_mcp("2026-07-28", "CallToolRequest", &message);
+            checked += 1;
+        }
+    }
+    checked
+}
+
+// covers: M6, M7, F3, D13
+#[tokio::test]
+async fn book_table_asks_again_on_a_pattern_then_twice_on_both_versions() {
+    for handler in both(|| {
+        vec![
+            accept(json!({ "party_size": 10, "phone": "call me" })),
+            accept(json!({ "party_size": 10, "phone": "+44 20 7946 0000" })),
+            accept(json!({ "pay": true })),
+        ]
+    }) {
+        let protocol = ::rmcp::ClientHandler::get_info(&handler).protocol_version;
+        let s = start(handler).await;
+        let text = text_of(
+            &call_tool(
+                &s.client,
+                "book_table",
+                json!({ "restaurant": "Chez Elicit" }),
+            )
+            .await,
+        );
+        assert_eq!(
+            text,
+            "Booked a table for 10 at Chez Elicit; the restaurant will call +44 20 7946 0000.",
+            "{protocol}"
+        );
+        let asked: Vec<Value> = s
+            .handler
+            .asked
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|p| serde_json::to_value(p).unwrap())
+            .collect();
+        assert_eq!(asked.len(), 3, "{protocol}");
+        let phone = |i: usize| asked[i]["requestedSchema"]["properties"]["phone"].clone();
+        assert!(phone(0).get("pattern").is_none(), "M7 {protocol}");
+        assert!(
+            phone(0)["description"]
+                .as_str()
+                .unwrap()
+                .ends_with("(must match the pattern ^\\+?[0-9 ]{7,15}$)"),
+            "{protocol}: {}",
+            phone(0)
+        );
+        assert!(
+            phone(1)["description"]
+                .as_str()
+                .unwrap()
+                .starts_with("⚠ does not match"),
+            "{protocol}: {}",
+            phone(1)
+        );
+        assert_eq!(
+            asked[2]["requestedSchema"]["properties"]["pay"]["type"],
+            "boolean"
+        );
+        assert!(assert_valid_for(&s, &protocol) >= 6, "{protocol}");
+    }
+}
+
+// covers: U1, U2, U5, M3, M6
+#[tokio::test]
+async fn connect_account_on_both_versions() {
+    for handler in both(|| vec![answer(ElicitationAction::Accept)]) {
+        let protocol = ::rmcp::ClientHandler::get_info(&handler).protocol_version;
+        let s = start(handler).await;
+        let text = text_of(&call_tool(&s.client, "connect_account", json!({})).await);
+        if protocol < ProtocolVersion::V_2026_07_28 {
+            assert!(text.contains("was notified that elicitation"), "{text}");
+            eventually("the completion", || s.handler.completed().len() == 1).await;
+        } else {
+            assert!(
+                text.starts_with("You consented; the account is connected (ref "),
+                "{text}"
+            );
+            assert!(
+                s.wire.completions().is_empty(),
+                "M6: no completion notification"
+            );
+        }
+        assert!(assert_valid_for(&s, &protocol) >= 2, "{protocol}");
+    }
 }

@@ -214,6 +214,8 @@ pub struct TestClient {
     /// The requests the client was asked, in order.
     pub asked: Arc<Mutex<Vec<ElicitRequestParams>>>,
     completed: Arc<Mutex<Vec<String>>>,
+    /// The protocol version the client speaks (2025-11-25 unless changed).
+    protocol: ProtocolVersion,
 }
 
 impl TestClient {
@@ -226,7 +228,14 @@ impl TestClient {
             answer: Arc::new(answer),
             asked: Arc::default(),
             completed: Arc::default(),
+            protocol: ProtocolVersion::V_2025_11_25,
         }
+    }
+
+    /// The same client, speaking `protocol`.
+    pub fn speaking(mut self, protocol: ProtocolVersion) -> Self {
+        self.protocol = protocol;
+        self
     }
 
     pub fn asked(&self) -> usize {
@@ -273,7 +282,7 @@ impl ClientHandler for TestClient {
         };
         let mut info =
             InitializeRequestParams::new(capabilities, Implementation::new("elicit-tests", "1"));
-        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info.protocol_version = self.protocol.clone();
         info
     }
 }
