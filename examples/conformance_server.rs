@@ -12,28 +12,29 @@
 //! `tests/examples/conformance_server.rs` drives it with rmcp's client.
 //!
 //! One rmcp `StreamableHttpService` serves both protocol versions: a 2025-11-25 client
-//! initializes a session, and its tools push `elicitation/create` on it
-//! ([`PeerElicitor`]); a 2026-07-28 client is served statelessly (`server/discover`,
-//! its capabilities in each request's `_meta`), and its tools answer with an
-//! `InputRequiredResult` ([`elicit::rmcp::input`], M6).
+//! initializes a session, a 2026-07-28 client is served statelessly (`server/discover`,
+//! its capabilities in each request's `_meta`). Every tool is written once, with
+//! [`Dialog`], and has no branch on the version: on a 2025-11-25 session its questions
+//! are pushed as `elicitation/create`; on 2026-07-28 the tool answers with an
+//! `InputRequiredResult` and continues on the client's retry, its earlier answers
+//! sealed in `requestState` (M6).
 //!
-//! MCP 2025-11-25 (scenarios `tools-call-elicitation`, `elicitation-sep1034-defaults`,
-//! `elicitation-sep1330-enums`):
+//! The scenarios of MCP 2025-11-25 (`tools-call-elicitation`, `elicitation-sep1034-defaults`,
+//! `elicitation-sep1330-enums`) call:
 //! - `test_elicitation` `{"message"}`: asks for a [`UserInfo`] with that message;
 //! - `test_elicitation_sep1034_defaults`: a [`Sep1034Defaults`], a default on every
 //!   primitive type (F4);
 //! - `test_elicitation_sep1330_enums`: the five select forms of [`Sep1330Enums`], the
 //!   legacy titled one (`enum` + `enumNames`, M5) chosen explicitly for its property.
 //!
-//! MCP 2026-07-28 (the `input-required-result-*` scenarios):
-//! - `test_input_required_result_elicitation`: a [`UserName`] under the key
-//!   `user_name`, no state: the retry's answer is read against the same form;
-//! - `test_input_required_result_request_state`, `_tampered_state`: a [`Confirm`] in a
-//!   round sealed with [`Rounds`] (a changed state is refused with `-32602`);
+//! The scenarios of MCP 2026-07-28 (`input-required-result-*`) call:
+//! - `test_input_required_result_elicitation`: a [`UserName`];
+//! - `test_input_required_result_request_state`, `_tampered_state`: a [`Confirm`] (a
+//!   changed state is refused with `-32602` before the tool runs, [`Rounds`]);
 //! - `test_input_required_result_multi_round`: a [`UserName`], then a [`Colour`], the
 //!   name carried sealed between the rounds;
 //! - `test_input_required_result_multiple_inputs`: a form, a sampling request and a
-//!   roots request in one sealed round;
+//!   roots request, asked at once (`tokio::join!`: one round on 2026-07-28);
 //! - `test_input_required_result_capabilities`: only what the request's capabilities
 //!   declare (no form without `elicitation`, C7);
 //! - the prompt `test_input_required_result_prompt`: a [`PromptContext`] before the
@@ -44,17 +45,17 @@ use std::sync::{Arc, OnceLock};
 
 use elicit::agent::AskError;
 use elicit::protocol::mcp::McpSchema;
-use elicit::rmcp::input::{self, Answers, RoundError, RoundKey, RoundRequest, Rounds};
-use elicit::rmcp::PeerElicitor;
-use elicit::{Elicit, Elicited};
+use elicit::rmcp::input::{RoundKey, Rounds};
+use elicit::rmcp::{Dialog, PeerElicitor};
+use elicit::{Elicit, Elicited, Mode};
 // Sampling and roots are deprecated by SEP-2577, and still in 2026-07-28's rounds.
 #[allow(deprecated)]
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CreateMessageRequest,
     CreateMessageRequestParams, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-    Implementation, InputRequest, InputRequests, InputRequiredResult, ListPromptsResult,
-    ListRootsRequest, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, Role,
-    SamplingMessage, ServerCapabilities, ServerConfig, Tool,
+    Implementation, InputRequest, ListPromptsResult, ListRootsRequest, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptMessage, Role, SamplingMessage, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -237,11 +238,6 @@ fn ask_failed(error: AskError) -> ErrorData {
     }
 }
 
-/// A round refused (`-32602`) or an input request that could not be built.
-fn round_failed(error: AskError) -> ErrorData {
-    ErrorData::internal_error(format!("could not ask: {error}"), None)
-}
-
 fn object(json: Value) -> Map<String, Value> {
     match json {
         Value::Object(map) => map,
@@ -303,246 +299,189 @@ impl ConformanceServer {
             .get_or_init(|| PeerElicitor::new(&context.peer))
     }
 
-    // ---- 2025-11-25: elicitation/create pushed on the session -------------------------
-
-    async fn test_elicitation(
+    /// The dialog of this tool call, through the session's elicitor (2025-11-25).
+    fn dialog(
         &self,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
+    ) -> Dialog {
+        Dialog::tool_call(context.clone(), request).with_elicitor(self.connection(context).clone())
+    }
+
+    // Every tool below is written once, for both versions: `Dialog` pushes
+    // `elicitation/create` on a 2025-11-25 session and answers with an
+    // `InputRequiredResult` on 2026-07-28, continuing on the retry (M6).
+
+    async fn test_elicitation(
+        &self,
+        dialog: &Dialog,
+        message: &str,
     ) -> Result<CallToolResult, ErrorData> {
-        let message = request
-            .arguments
-            .as_ref()
-            .and_then(|arguments| arguments.get("message"))
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                ErrorData::invalid_params("test_elicitation needs {\"message\": string}", None)
-            })?;
-        let answer = self.connection(context).ask::<UserInfo>(message).await;
+        let answer = dialog.form::<UserInfo>(message).await;
         asked(answer, |user| {
             json!({ "username": user.username, "email": user.email }).to_string()
         })
     }
 
-    async fn sep1034(
-        &self,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let answer = self
-            .connection(context)
-            .ask::<Sep1034Defaults>("Please review the pre-filled values.")
+    async fn sep1034(&self, dialog: &Dialog) -> Result<CallToolResult, ErrorData> {
+        let answer = dialog
+            .form::<Sep1034Defaults>("Please review the pre-filled values.")
             .await;
         asked(answer, |d| format!("{d:?}"))
     }
 
-    async fn sep1330(
-        &self,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let answer = self
-            .connection(context)
-            .ask_mcp_schema("Please choose your options.", &sep1330_schema())
+    async fn sep1330(&self, dialog: &Dialog) -> Result<CallToolResult, ErrorData> {
+        let answer = dialog
+            .form_mcp::<Sep1330Enums>("Please choose your options.", &sep1330_schema())
             .await;
-        // The same answer as the typed form: it was validated against that schema.
-        let typed = answer.and_then(|answer| match answer {
-            Elicited::Accepted(content) => Sep1330Enums::from_content(&content)
-                .map(Elicited::Accepted)
-                .map_err(AskError::Invalid),
-            Elicited::Declined => Ok(Elicited::Declined),
-            Elicited::Cancelled => Ok(Elicited::Cancelled),
-        });
-        asked(typed, |e| format!("{e:?}"))
+        asked(answer, |e| format!("{e:?}"))
     }
 
-    // ---- 2026-07-28: InputRequiredResult --------------------------------------------
-
-    /// No state: the retry's `user_name` is read against the form asked; an answer
-    /// missing (or under another key) is asked again, a malformed one refused.
-    fn input_elicitation(
-        &self,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        match input::read::<UserName>(request.input_responses.as_ref(), "user_name")
-            .map_err(ask_failed)?
-        {
-            None => {
-                let mut requests = InputRequests::new();
-                requests.insert(
-                    "user_name".into(),
-                    input::form::<UserName>(context, "What is your name?").map_err(round_failed)?,
-                );
-                Ok(InputRequiredResult::from_input_requests(requests).into())
-            }
-            Some(Elicited::Accepted(UserName { name })) => {
-                Ok(text(format!("Hello, {name}!")).into())
-            }
-            Some(Elicited::Declined) => Ok(text("You declined to give your name.").into()),
-            Some(Elicited::Cancelled) => Ok(text("You cancelled.").into()),
-        }
-    }
-
-    /// A sealed round asking for a [`Confirm`]; the answer completes it.
-    fn confirm(
-        &self,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let this = RoundRequest::tool_call(request);
-        let answers = self.rounds.open(
-            &this,
-            request.request_state.as_deref(),
-            request.input_responses.as_ref(),
-        )?;
-        let answer = match &answers {
-            Some(answers) => answers.form::<Confirm>("confirm")?,
-            None => None,
-        };
-        let Some(answer) = answer else {
-            let mut round = self.rounds.begin(this);
-            round
-                .form::<Confirm>(context, "confirm", "Please confirm")
-                .map_err(round_failed)?;
-            return Ok(round.seal()?.into());
-        };
-        Ok(match answer {
-            Elicited::Accepted(Confirm { ok }) => text(format!(
-                "state-ok: the sealed state was verified; ok = {ok}"
-            )),
-            Elicited::Declined => text("state-ok: you declined"),
-            Elicited::Cancelled => text("state-ok: you cancelled"),
-        }
-        .into())
-    }
-
-    /// Two rounds: a name, then a color; the name is carried sealed.
-    fn multi_round(
-        &self,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let this = RoundRequest::tool_call(request);
-        let answers = self.rounds.open(
-            &this,
-            request.request_state.as_deref(),
-            request.input_responses.as_ref(),
-        )?;
-        let ask_name = |this: RoundRequest| -> Result<CallToolResponse, ErrorData> {
-            let mut round = self.rounds.begin(this);
-            round
-                .form::<UserName>(context, "step1", "Step 1: What is your name?")
-                .map_err(round_failed)?;
-            Ok(round.seal()?.into())
-        };
-        let Some(answers) = answers else {
-            return ask_name(this);
-        };
-        match answers.data().get("name").and_then(Value::as_str) {
-            // Round 2: the name is in.
-            None => match answers.form::<UserName>("step1")? {
-                None => ask_name(this),
-                Some(Elicited::Accepted(UserName { name })) => {
-                    let mut round = self.rounds.begin(this);
-                    round
-                        .form::<Colour>(context, "step2", "Step 2: What is your favorite color?")
-                        .map_err(round_failed)?
-                        .carry(json!({ "name": name }));
-                    Ok(round.seal()?.into())
-                }
-                Some(_) => Ok(text("You did not give your name; nothing more is asked.").into()),
+    /// One question; the answer completes the call.
+    async fn input_elicitation(&self, dialog: &Dialog) -> Result<CallToolResult, ErrorData> {
+        Ok(
+            match dialog
+                .key("user_name")
+                .form::<UserName>("What is your name?")
+                .await
+                .map_err(ask_failed)?
+            {
+                Elicited::Accepted(UserName { name }) => text(format!("Hello, {name}!")),
+                Elicited::Declined => text("You declined to give your name."),
+                Elicited::Cancelled => text("You cancelled."),
             },
-            // Round 3: the color completes it.
-            Some(name) => match answers.form::<Colour>("step2")? {
-                Some(Elicited::Accepted(Colour { color })) => {
-                    Ok(text(format!("{name}'s favorite color is {color}.")).into())
-                }
-                Some(_) => Ok(text(format!("{name} gave no color.")).into()),
-                None => {
-                    let mut round = self.rounds.begin(this);
-                    round
-                        .form::<Colour>(context, "step2", "Step 2: What is your favorite color?")
-                        .map_err(round_failed)?
-                        .carry(json!({ "name": name }));
-                    Ok(round.seal()?.into())
-                }
-            },
-        }
+        )
     }
 
-    /// One sealed round with every input the request's capabilities allow: a form
-    /// (elicitation), a sampled greeting (sampling), the client's roots (roots).
-    fn several_inputs(
-        &self,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let this = RoundRequest::tool_call(request);
-        let answers = self.rounds.open(
-            &this,
-            request.request_state.as_deref(),
-            request.input_responses.as_ref(),
-        )?;
-        if let Some(answers) = answers.as_ref().filter(|a| a.missing().is_empty()) {
-            return Ok(text(summary(answers)?).into());
-        }
-        let declared = context.client_capabilities().unwrap_or_default();
-        let mut round = self.rounds.begin(this);
-        let mut asked = 0;
-        // C7: a form only when the request declares elicitation (form mode).
-        match round.form::<UserName>(context, "user_name", "What is your name?") {
-            Ok(_) => asked += 1,
-            Err(AskError::ModeNotSupported(_)) => {}
-            Err(error) => return Err(round_failed(error)),
-        }
-        if declared.sampling.is_some() {
-            round.request("greeting", sampling_request());
-            asked += 1;
-        }
-        if declared.roots.is_some() {
-            round.request("client_roots", roots_request());
-            asked += 1;
-        }
-        if asked == 0 {
+    /// A [`Confirm`]; on 2026-07-28 in a sealed round (a changed state is refused
+    /// with `-32602` before the body runs).
+    async fn confirm(&self, dialog: &Dialog) -> Result<CallToolResult, ErrorData> {
+        Ok(
+            match dialog
+                .key("confirm")
+                .form::<Confirm>("Please confirm")
+                .await
+                .map_err(ask_failed)?
+            {
+                Elicited::Accepted(Confirm { ok }) => text(format!(
+                    "state-ok: the sealed state was verified; ok = {ok}"
+                )),
+                Elicited::Declined => text("state-ok: you declined"),
+                Elicited::Cancelled => text("state-ok: you cancelled"),
+            },
+        )
+    }
+
+    /// Two questions: a name, then a color.
+    async fn multi_round(&self, dialog: &Dialog) -> Result<CallToolResult, ErrorData> {
+        let name = dialog
+            .key("step1")
+            .form::<UserName>("Step 1: What is your name?")
+            .await
+            .map_err(ask_failed)?;
+        let Elicited::Accepted(UserName { name }) = name else {
+            return Ok(text("You did not give your name; nothing more is asked."));
+        };
+        let color = dialog
+            .key("step2")
+            .form::<Colour>("Step 2: What is your favorite color?")
+            .await
+            .map_err(ask_failed)?;
+        Ok(match color {
+            Elicited::Accepted(Colour { color }) => {
+                text(format!("{name}'s favorite color is {color}."))
+            }
+            _ => text(format!("{name} gave no color.")),
+        })
+    }
+
+    /// Every input the client's capabilities allow, asked at once (one round on
+    /// 2026-07-28): a form (elicitation), a sampled greeting (sampling), the client's
+    /// roots (roots).
+    async fn several_inputs(&self, dialog: &Dialog) -> Result<CallToolResult, ErrorData> {
+        let declared = dialog.client_capabilities().unwrap_or_default();
+        // C7: each only when the client declared it.
+        let name = async {
+            match dialog.supports(Mode::Form) {
+                true => dialog
+                    .key("user_name")
+                    .form::<UserName>("What is your name?")
+                    .await
+                    .map(Some),
+                false => Ok(None),
+            }
+        };
+        let greeting = async {
+            match declared.sampling.is_some() {
+                true => dialog
+                    .key("greeting")
+                    .input(sampling_request())
+                    .await
+                    .map(Some),
+                false => Ok(None),
+            }
+        };
+        let roots = async {
+            match declared.roots.is_some() {
+                true => dialog
+                    .key("client_roots")
+                    .input(roots_request())
+                    .await
+                    .map(Some),
+                false => Ok(None),
+            }
+        };
+        let (name, greeting, roots) = tokio::join!(name, greeting, roots);
+        let (name, greeting, roots) = (
+            name.map_err(ask_failed)?,
+            greeting.map_err(ask_failed)?,
+            roots.map_err(ask_failed)?,
+        );
+        if name.is_none() && greeting.is_none() && roots.is_none() {
             return Ok(text(
                 "Your client declared none of elicitation (form), sampling and roots, \
                  so there is nothing this tool can ask; nothing was done.",
-            )
-            .into());
+            ));
         }
-        Ok(round.seal()?.into())
+        let mut parts = Vec::new();
+        match name {
+            Some(Elicited::Accepted(UserName { name })) => parts.push(format!("name {name}")),
+            Some(other) => parts.push(format!("no name ({other:?})")),
+            None => {}
+        }
+        if let Some(greeting) = greeting {
+            let said = greeting
+                .pointer("/content/text")
+                .and_then(Value::as_str)
+                .unwrap_or("(no text)");
+            parts.push(format!("greeting {said:?}"));
+        }
+        if let Some(roots) = roots {
+            let count = roots
+                .get("roots")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            parts.push(format!("{count} root(s)"));
+        }
+        Ok(text(format!("All inputs received: {}.", parts.join(", "))))
     }
 
-    /// The prompt's context, asked without state (as [`Self::input_elicitation`]).
-    fn prompt(
-        &self,
-        request: &GetPromptRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        match input::read::<PromptContext>(request.input_responses.as_ref(), "user_context")
-            .map_err(ask_failed)?
-        {
-            None => {
-                let mut requests = InputRequests::new();
-                requests.insert(
-                    "user_context".into(),
-                    input::form::<PromptContext>(context, "What context should the prompt use?")
-                        .map_err(round_failed)?,
-                );
-                Ok(InputRequiredResult::from_input_requests(requests).into())
-            }
-            Some(answer) => {
-                let context = match answer {
-                    Elicited::Accepted(PromptContext { context }) => context,
-                    Elicited::Declined | Elicited::Cancelled => "no context".to_owned(),
-                };
-                Ok(GetPromptResult::new(vec![PromptMessage::new_text(
-                    Role::User,
-                    format!("Answer with this context in mind: {context}"),
-                )])
-                .with_description("A prompt that asks for its context first")
-                .into())
-            }
-        }
+    /// The prompt's context, asked before the prompt is given.
+    async fn prompt(&self, dialog: &Dialog) -> Result<GetPromptResult, ErrorData> {
+        let answer = dialog
+            .key("user_context")
+            .form::<PromptContext>("What context should the prompt use?")
+            .await
+            .map_err(ask_failed)?;
+        let context = match answer {
+            Elicited::Accepted(PromptContext { context }) => context,
+            Elicited::Declined | Elicited::Cancelled => "no context".to_owned(),
+        };
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            format!("Answer with this context in mind: {context}"),
+        )])
+        .with_description("A prompt that asks for its context first"))
     }
 }
 
@@ -559,33 +498,6 @@ fn sampling_request() -> InputRequest {
 #[allow(deprecated)] // as sampling
 fn roots_request() -> InputRequest {
     InputRequest::ListRoots(ListRootsRequest::default())
-}
-
-/// What a round of several inputs received.
-fn summary(answers: &Answers<'_>) -> Result<String, RoundError> {
-    let mut parts = Vec::new();
-    if answers.response("user_name").is_ok() {
-        parts.push(match answers.form::<UserName>("user_name")? {
-            Some(Elicited::Accepted(UserName { name })) => format!("name {name}"),
-            Some(other) => format!("no name ({other:?})"),
-            None => "no name".to_owned(),
-        });
-    }
-    if let Ok(Some(greeting)) = answers.response("greeting") {
-        let said = greeting
-            .pointer("/content/text")
-            .and_then(Value::as_str)
-            .unwrap_or("(no text)");
-        parts.push(format!("greeting {said:?}"));
-    }
-    if let Ok(Some(roots)) = answers.response("client_roots") {
-        let count = roots
-            .get("roots")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        parts.push(format!("{count} root(s)"));
-    }
-    Ok(format!("All inputs received: {}.", parts.join(", ")))
 }
 
 impl ServerHandler for ConformanceServer {
@@ -628,7 +540,10 @@ impl ServerHandler for ConformanceServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         match request.name.as_str() {
-            "test_input_required_result_prompt" => self.prompt(&request, &context),
+            "test_input_required_result_prompt" => {
+                let dialog = Dialog::prompt(context, &request);
+                dialog.run(&self.rounds, self.prompt(&dialog)).await
+            }
             other => Err(ErrorData::invalid_params(
                 format!("no prompt named {other:?}"),
                 None,
@@ -641,19 +556,41 @@ impl ServerHandler for ConformanceServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let dialog = self.dialog(&request, &context);
+        let rounds = &self.rounds;
         match request.name.as_ref() {
-            "test_elicitation" => self
-                .test_elicitation(&request, &context)
-                .await
-                .map(Into::into),
-            "test_elicitation_sep1034_defaults" => self.sep1034(&context).await.map(Into::into),
-            "test_elicitation_sep1330_enums" => self.sep1330(&context).await.map(Into::into),
-            "test_input_required_result_elicitation" => self.input_elicitation(&request, &context),
+            "test_elicitation" => {
+                let message = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|arguments| arguments.get("message"))
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| {
+                        ErrorData::invalid_params(
+                            "test_elicitation needs {\"message\": string}",
+                            None,
+                        )
+                    })?;
+                dialog
+                    .run(rounds, self.test_elicitation(&dialog, message))
+                    .await
+            }
+            "test_elicitation_sep1034_defaults" => dialog.run(rounds, self.sep1034(&dialog)).await,
+            "test_elicitation_sep1330_enums" => dialog.run(rounds, self.sep1330(&dialog)).await,
+            "test_input_required_result_elicitation" => {
+                dialog.run(rounds, self.input_elicitation(&dialog)).await
+            }
             "test_input_required_result_request_state"
-            | "test_input_required_result_tampered_state" => self.confirm(&request, &context),
-            "test_input_required_result_multi_round" => self.multi_round(&request, &context),
+            | "test_input_required_result_tampered_state" => {
+                dialog.run(rounds, self.confirm(&dialog)).await
+            }
+            "test_input_required_result_multi_round" => {
+                dialog.run(rounds, self.multi_round(&dialog)).await
+            }
             "test_input_required_result_multiple_inputs"
-            | "test_input_required_result_capabilities" => self.several_inputs(&request, &context),
+            | "test_input_required_result_capabilities" => {
+                dialog.run(rounds, self.several_inputs(&dialog)).await
+            }
             other => Err(ErrorData::invalid_params(
                 format!("no tool named {other:?}"),
                 None,

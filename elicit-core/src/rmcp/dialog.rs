@@ -136,10 +136,10 @@ use std::task::Poll;
 use ::rmcp::handler::server::common::FromContextPart;
 use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequest, InputRequiredResult,
     InputResponses, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult,
+    ReadResourceResult, ServerRequest,
 };
 use ::rmcp::service::{RequestContext, RoleServer};
 use ::rmcp::ErrorData;
@@ -150,13 +150,13 @@ use sha2::{Digest, Sha256};
 
 pub use crate::agent::Problems;
 use crate::agent::{AskError, ElicitError, Elicitor, UserId};
-use crate::protocol::mcp::v2026_07_28;
+use crate::protocol::mcp::{v2026_07_28, McpSchema, TitledSelect};
 use crate::protocol::{CreateElicitation, ElicitationResponse, Mode};
 use crate::schema::RequestedSchema;
 use crate::typed::{Elicit, Elicited};
 
-use super::input::{RoundError, RoundRequest, Rounds};
-use super::{capabilities_of, mcp_scope, PeerElicitor};
+use super::input::{elicitation_input, RoundError, RoundRequest, Rounds};
+use super::{capabilities_of, mcp_params, mcp_scope, PeerElicitor};
 
 /// How many times one question is asked by default, the first time included.
 pub const DEFAULT_ATTEMPTS: u32 = 3;
@@ -398,13 +398,102 @@ impl Dialog {
         message: impl Into<String>,
         check: impl Fn(&T) -> Result<(), Problems>,
     ) -> Result<Elicited<T>, AskError> {
-        let message = message.into();
+        self.form_as(None, message.into(), &[], &check).await
+    }
+
+    /// As [`form`](Self::form), with the MCP form of `T`'s schema chosen by the server:
+    /// the properties named with [`McpSchema::with_legacy_titled`] go out as MCP's
+    /// legacy titled select, `enum` + `enumNames` ([M5](crate::rules#m5)). Make `schema`
+    /// with `McpSchema::from_static(T::requested_schema())`: only its choice of legacy
+    /// properties is used, on `T`'s schema.
+    pub async fn form_mcp<T: Elicit>(
+        &self,
+        message: impl Into<String>,
+        schema: &McpSchema,
+    ) -> Result<Elicited<T>, AskError> {
+        self.form_as(
+            None,
+            message.into(),
+            schema.legacy_properties(),
+            &|_: &T| Ok(()),
+        )
+        .await
+    }
+
+    /// Asks anything else a client can be asked (`sampling/createMessage`, `roots/list`,
+    /// or an elicitation built by hand) and returns the client's result as sent: pushed
+    /// as a request up to 2025-11-25, an input request of the round from 2026-07-28 on.
+    /// Ask only what the client declared ([`client_capabilities`](Self::client_capabilities)):
+    /// the server's duty here.
+    pub async fn input(&self, request: InputRequest) -> Result<Value, AskError> {
+        self.input_as(None, request).await
+    }
+
+    /// The questions that follow, under the input request key `key` instead of the
+    /// one the dialog picks (`ask-1`, `ask-2`, … by question number): for a client or
+    /// a test that expects a key by name. Keys must differ between the questions of one
+    /// round.
+    pub fn key(&self, key: impl Into<String>) -> Keyed<'_> {
+        Keyed {
+            dialog: self,
+            key: key.into(),
+        }
+    }
+
+    async fn input_as(
+        &self,
+        key: Option<String>,
+        request: InputRequest,
+    ) -> Result<Value, AskError> {
+        if !self.in_rounds() {
+            let request = match request {
+                InputRequest::CreateMessage(r) => ServerRequest::CreateMessageRequest(r),
+                InputRequest::ListRoots(r) => ServerRequest::ListRootsRequest(r),
+                InputRequest::Elicitation(r) => ServerRequest::ElicitRequest(r),
+                _ => return Err(AskError::transport("an input request rmcp cannot send")),
+            };
+            let result = self
+                .context
+                .peer
+                .send_request(request)
+                .await
+                .map_err(super::ask_error)?;
+            return serde_json::to_value(&result).map_err(AskError::transport);
+        }
+        let json = serde_json::to_value(&request).map_err(AskError::transport)?;
+        let digest = question_digest("input", &json);
+        let q = self.next_question(key);
+        match self.answer_to(&q, &digest)? {
+            Answer::Settled(json) => Ok(json),
+            Answer::Given(json, _) => {
+                self.settle(q.n, &digest, &json);
+                Ok(json)
+            }
+            Answer::None(attempt) => self.stop(q, digest, attempt, request).await,
+        }
+    }
+
+    /// What the client declared it can do: on 2026-07-28 in this request's `_meta`
+    /// ([M6](crate::rules#m6)), before in `initialize`.
+    pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        self.context.client_capabilities()
+    }
+
+    async fn form_as<T: Elicit>(
+        &self,
+        key: Option<String>,
+        message: String,
+        legacy: &[String],
+        check: &impl Fn(&T) -> Result<(), Problems>,
+    ) -> Result<Elicited<T>, AskError> {
         let schema = T::requested_schema();
-        let digest = question_digest("form", &schema.to_json());
         if self.in_rounds() {
-            self.form_in_rounds(&message, schema, &digest, &check).await
+            let digest = question_digest("form", &schema.to_json());
+            let q = self.next_question(key);
+            self.form_in_rounds(q, &message, schema, &digest, legacy, check)
+                .await
         } else {
-            self.form_pushed(&message, schema, &check).await
+            self.form_pushed(&message, schema, legacy, check).await
         }
     }
 
@@ -422,7 +511,16 @@ impl Dialog {
         message: impl Into<String>,
         url: &str,
     ) -> Result<Elicited<Consent>, AskError> {
-        let message = message.into();
+        self.url_as(None, message.into(), url).await
+    }
+
+    #[cfg(feature = "url")]
+    async fn url_as(
+        &self,
+        key: Option<String>,
+        message: String,
+        url: &str,
+    ) -> Result<Elicited<Consent>, AskError> {
         if !self.in_rounds() {
             return Ok(match self.elicitor.ask_url(message, url).await? {
                 Elicited::Accepted(consent) => Elicited::Accepted(Consent {
@@ -443,18 +541,21 @@ impl Dialog {
             .check(url)
             .map_err(|error| AskError::Refused(ElicitError::UnsafeUrl(error)))?;
         let digest = question_digest("url", &Value::String(checked.clone()));
-        let n = self.next_question();
-        let response = match self.answer_to(n, &digest)? {
-            Answer::Settled(response) => response,
-            Answer::Given(response, _) => {
-                self.settle(n, &digest, &response);
+        let q = self.next_question(key);
+        let response = match self.answer_to(&q, &digest)? {
+            Answer::Settled(json) => read_response(&json)?,
+            Answer::Given(json, _) => {
+                let response = read_response(&json)?;
+                self.settle(q.n, &digest, &json);
                 response
             }
             Answer::None(attempt) => {
                 let params = v2026_07_28::UrlParams::new(message, checked)
                     .map_err(|error| AskError::Refused(ElicitError::InvalidParams(error)))?;
                 let params = v2026_07_28::ElicitRequestParams::Url(params).to_json();
-                return self.stop(n, digest, attempt, input_request(params)?).await;
+                return self
+                    .stop(q, digest, attempt, elicitation_input(params)?)
+                    .await;
             }
         };
         // U3: content sent back with a URL answer is never read.
@@ -506,8 +607,10 @@ impl Dialog {
         &self,
         message: &str,
         schema: &RequestedSchema,
+        legacy: &[String],
         check: &impl Fn(&T) -> Result<(), Problems>,
     ) -> Result<Elicited<T>, AskError> {
+        self.elicitor.check_pushable()?;
         let mut problems: Option<(Problems, Value)> = None;
         for attempt in 1..=self.attempts {
             let request = match &problems {
@@ -519,7 +622,7 @@ impl Dialog {
                         .form_schema(mcp_scope(), message, &schema)?
                 }
             };
-            let response = self.elicitor.send(&request).await?;
+            let response = self.elicitor.send_with(&request, legacy).await?;
             match judge(&response, check) {
                 Judged::Final(answer) => return answer,
                 Judged::Again(found, failed) if attempt < self.attempts => {
@@ -536,30 +639,31 @@ impl Dialog {
 
     async fn form_in_rounds<T: Elicit>(
         &self,
+        q: Question,
         message: &str,
         schema: &RequestedSchema,
         digest: &str,
+        legacy: &[String],
         check: &impl Fn(&T) -> Result<(), Problems>,
     ) -> Result<Elicited<T>, AskError> {
-        let n = self.next_question();
-        let (response, attempt) = match self.answer_to(n, digest)? {
-            Answer::Settled(response) => {
-                return T::from_response(&response).map_err(AskError::Invalid)
+        let (json, attempt) = match self.answer_to(&q, digest)? {
+            Answer::Settled(json) => {
+                return T::from_response(&read_response(&json)?).map_err(AskError::Invalid)
             }
             Answer::None(attempt) => {
                 let request = self
                     .rounds_elicitor()
                     .form::<T>(mcp_scope(), message.to_owned())?;
-                return self
-                    .stop(n, digest.to_owned(), attempt, form_input(&request)?)
-                    .await;
+                let input = form_input(&request, legacy)?;
+                return self.stop(q, digest.to_owned(), attempt, input).await;
             }
-            Answer::Given(response, attempt) => (response, attempt),
+            Answer::Given(json, attempt) => (json, attempt),
         };
+        let response = read_response(&json)?;
         match judge(&response, check) {
             Judged::Final(answer) => {
                 if answer.is_ok() {
-                    self.settle(n, digest, &response);
+                    self.settle(q.n, digest, &json);
                 }
                 answer
             }
@@ -569,8 +673,8 @@ impl Dialog {
                 let request = self
                     .rounds_elicitor()
                     .form_schema(mcp_scope(), message, &schema)?;
-                self.stop(n, digest.to_owned(), attempt + 1, form_input(&request)?)
-                    .await
+                let input = form_input(&request, legacy)?;
+                self.stop(q, digest.to_owned(), attempt + 1, input).await
             }
             Judged::Again(_, failed) => Err(failed),
         }
@@ -616,43 +720,55 @@ impl Dialog {
         Ok(round.carry(data).seal()?)
     }
 
-    fn next_question(&self) -> usize {
+    fn next_question(&self, key: Option<String>) -> Question {
         let mut progress = self.progress();
         let n = progress.next_question;
         progress.next_question += 1;
-        n
+        Question {
+            n,
+            key: key.unwrap_or_else(|| format!("ask-{}", n + 1)),
+        }
     }
 
     /// What is known of question `n`, which asks `digest`.
-    fn answer_to(&self, n: usize, digest: &str) -> Result<Answer, AskError> {
+    fn answer_to(&self, q: &Question, digest: &str) -> Result<Answer, AskError> {
+        let n = q.n;
         let progress = self.progress();
         if let Some(Some(settled)) = progress.settled.get(n) {
             if settled.q != digest {
                 return Err(changed_question(n));
             }
-            return read_response(&settled.r).map(Answer::Settled);
+            return Ok(Answer::Settled(settled.r.clone()));
         }
         let Some(asked) = progress.asked.iter().find(|asked| asked.n == n) else {
+            // No state: the ephemeral flow, where a client may answer a question of the
+            // first round under its key without being asked (the answer is judged as
+            // any other).
+            if self.state.is_none() {
+                if let Some(json) = self.responses.as_ref().and_then(|r| r.get(&q.key)) {
+                    return Ok(Answer::Given(json.clone(), 1));
+                }
+            }
             return Ok(Answer::None(1));
         };
         if asked.q != digest {
             return Err(changed_question(n));
         }
         match self.responses.as_ref().and_then(|r| r.get(&asked.k)) {
-            Some(json) => read_response(json).map(|response| Answer::Given(response, asked.a)),
+            Some(json) => Ok(Answer::Given(json.clone(), asked.a)),
             // Asked and not answered: ask again, as the spec recommends over an error.
             None => Ok(Answer::None(asked.a)),
         }
     }
 
-    fn settle(&self, n: usize, digest: &str, response: &ElicitationResponse) {
+    fn settle(&self, n: usize, digest: &str, response: &Value) {
         let mut progress = self.progress();
         if progress.settled.len() <= n {
             progress.settled.resize(n + 1, None);
         }
         progress.settled[n] = Some(Settled {
             q: digest.to_owned(),
-            r: serde_json::to_value(response).unwrap_or(Value::Null),
+            r: response.clone(),
         });
     }
 
@@ -660,14 +776,14 @@ impl Dialog {
     /// [`run`](Self::run) sees the record and answers with it.
     async fn stop<V>(
         &self,
-        n: usize,
+        q: Question,
         digest: String,
         attempt: u32,
         request: InputRequest,
     ) -> Result<V, AskError> {
         let asked = Asked {
-            n,
-            k: format!("ask-{}", n + 1),
+            n: q.n,
+            k: q.key,
             q: digest,
             a: attempt,
         };
@@ -783,12 +899,66 @@ impl DialogResult for ReadResourceResult {
     }
 }
 
-/// What is known of one question.
+/// One question of the body: its number, and the key it is asked under.
+struct Question {
+    n: usize,
+    key: String,
+}
+
+/// The questions of a [`Dialog`] asked under a key of the server's choice
+/// ([`Dialog::key`]).
+#[derive(Debug)]
+pub struct Keyed<'d> {
+    dialog: &'d Dialog,
+    key: String,
+}
+
+impl Keyed<'_> {
+    /// [`Dialog::form`], under this key.
+    pub async fn form<T: Elicit>(
+        self,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, AskError> {
+        self.dialog
+            .form_as(Some(self.key), message.into(), &[], &|_: &T| Ok(()))
+            .await
+    }
+
+    /// [`Dialog::form_checked`], under this key.
+    pub async fn form_checked<T: Elicit>(
+        self,
+        message: impl Into<String>,
+        check: impl Fn(&T) -> Result<(), Problems>,
+    ) -> Result<Elicited<T>, AskError> {
+        self.dialog
+            .form_as(Some(self.key), message.into(), &[], &check)
+            .await
+    }
+
+    /// [`Dialog::url`], under this key.
+    #[cfg(feature = "url")]
+    pub async fn url(
+        self,
+        message: impl Into<String>,
+        url: &str,
+    ) -> Result<Elicited<Consent>, AskError> {
+        self.dialog
+            .url_as(Some(self.key), message.into(), url)
+            .await
+    }
+
+    /// [`Dialog::input`], under this key.
+    pub async fn input(self, request: InputRequest) -> Result<Value, AskError> {
+        self.dialog.input_as(Some(self.key), request).await
+    }
+}
+
+/// What is known of one question: the client's answer as sent.
 enum Answer {
     /// Answered in an earlier round, for good.
-    Settled(ElicitationResponse),
+    Settled(Value),
     /// Answered in this retry, at this attempt.
-    Given(ElicitationResponse, u32),
+    Given(Value, u32),
     /// Not answered: ask it, this time as the how-manieth.
     None(u32),
 }
@@ -936,17 +1106,11 @@ fn read_response(json: &Value) -> Result<ElicitationResponse, AskError> {
     ElicitationResponse::from_json(json).map_err(AskError::MalformedResponse)
 }
 
-/// A form request in MCP 2026-07-28 form, as an rmcp input request.
-fn form_input(request: &CreateElicitation) -> Result<InputRequest, AskError> {
-    let params = v2026_07_28::ElicitRequestParams::try_from(request)
-        .expect("the Elicitor builds a form request, which has an MCP form")
-        .to_json();
-    input_request(params)
-}
-
-fn input_request(params: Value) -> Result<InputRequest, AskError> {
-    let typed: ElicitRequestParams = serde_json::from_value(params).map_err(AskError::transport)?;
-    Ok(InputRequest::Elicitation(ElicitRequest::new(typed)))
+/// A form request in MCP 2026-07-28 form (titled selects as `oneOf`, but for the
+/// `legacy` properties, [M5](crate::rules#m5)), as an rmcp input request.
+fn form_input(request: &CreateElicitation, legacy: &[String]) -> Result<InputRequest, AskError> {
+    let params = mcp_params::<v2026_07_28::UrlParams>(request, TitledSelect::OneOf, legacy)?;
+    elicitation_input(params.to_json())
 }
 
 fn changed_question(n: usize) -> AskError {

@@ -170,12 +170,26 @@ pub fn form<T: Elicit>(
     let params = v2026_07_28::ElicitRequestParams::try_from(&request)
         .expect("the Elicitor builds a form request, which has an MCP form")
         .to_json();
-    // `InputRequest` is typed, so the params go through rmcp's model; it keeps the
-    // property order it reads. Anything else it would change is refused, not sent.
+    elicitation_input(params)
+}
+
+/// An `elicitation/create` input request with these params, through rmcp's typed
+/// model: refused, not sent, when the model would change the request (a member dropped,
+/// renamed or moved), but for what rmcp cannot hold and means nothing on the wire: an
+/// option's `description`, and URL mode's absent `elicitationId`, which rmcp writes as
+/// `""` (read as none by elicit and rmcp alike).
+pub(crate) fn elicitation_input(params: Value) -> Result<InputRequest, AskError> {
     let typed: ElicitRequestParams =
         serde_json::from_value(params.clone()).map_err(AskError::transport)?;
-    let sent = serde_json::to_value(&typed).map_err(AskError::transport)?;
-    if !same_json(&sent, &without_option_descriptions(params.clone())) {
+    let mut sent = serde_json::to_value(&typed).map_err(AskError::transport)?;
+    if params.get("elicitationId").is_none()
+        && sent.get("elicitationId").and_then(Value::as_str) == Some("")
+    {
+        if let Some(sent) = sent.as_object_mut() {
+            sent.shift_remove("elicitationId");
+        }
+    }
+    if !same_json(&sent, &without_option_descriptions(params)) {
         return Err(AskError::transport(ModelMismatch));
     }
     Ok(InputRequest::Elicitation(ElicitRequest::new(typed)))

@@ -107,7 +107,8 @@ use serde_json::Value;
 
 use crate::agent::{schema_answer, AskError, ConnectionId, Elicitor, UserId};
 use crate::protocol::mcp::{
-    v2025_11_25, McpElicitationCapabilities, McpSchema, TitledSelect, ELICITATION_CREATE,
+    v2025_11_25, ElicitRequestParams, McpElicitationCapabilities, McpSchema, McpUrlParams,
+    TitledSelect, ELICITATION_CREATE,
 };
 use crate::protocol::{
     CreateElicitation, ElicitationCapabilities, ElicitationResponse, JsonRpcError, Mode, Scope,
@@ -329,16 +330,7 @@ impl PeerElicitor {
     ) -> Result<ElicitationResponse, AskError> {
         // M1, M7: the scope and `pattern` are left out; the properties keep their order.
         // M5: titled selects in the form the client's version reads.
-        let mut params = v2025_11_25::ElicitRequestParams::try_from(request)
-            .expect("the Elicitor builds only form and URL requests, which both have an MCP form")
-            .with_titled_select(self.titled_select());
-        if let v2025_11_25::ElicitRequestParams::Form(form) = params {
-            let form = legacy.iter().try_fold(form, |form, property| {
-                form.with_legacy_titled(property.as_str())
-                    .map_err(AskError::transport)
-            })?;
-            params = v2025_11_25::ElicitRequestParams::Form(form);
-        }
+        let params = mcp_params::<v2025_11_25::UrlParams>(request, self.titled_select(), legacy)?;
         let params = params.to_json();
         // Raw, not rmcp's typed `create_elicitation`: its schema model would sort the
         // properties of a schema it builds and drop members it has no room for (module
@@ -354,6 +346,30 @@ impl PeerElicitor {
         // that, so that every answer is judged by the same rules.
         let json = serde_json::to_value(&result).map_err(AskError::transport)?;
         ElicitationResponse::from_json(&json).map_err(AskError::MalformedResponse)
+    }
+}
+
+/// The MCP params of a request the [`Elicitor`] built, in version `U`'s form: no scope
+/// ([M1](crate::rules#m1)), no `pattern` ([M7](crate::rules#m7)), titled selects as
+/// `titled` says, and the properties in `legacy` as MCP's legacy titled select
+/// ([M5](crate::rules#m5)).
+pub(crate) fn mcp_params<U: McpUrlParams>(
+    request: &CreateElicitation,
+    titled: TitledSelect,
+    legacy: &[String],
+) -> Result<ElicitRequestParams<U>, AskError> {
+    let params = ElicitRequestParams::<U>::try_from(request)
+        .expect("the Elicitor builds only form and URL requests, which both have an MCP form")
+        .with_titled_select(titled);
+    match params {
+        ElicitRequestParams::Form(form) => {
+            let form = legacy.iter().try_fold(form, |form, property| {
+                form.with_legacy_titled(property.as_str())
+                    .map_err(AskError::transport)
+            })?;
+            Ok(ElicitRequestParams::Form(form))
+        }
+        url => Ok(url),
     }
 }
 
