@@ -295,3 +295,50 @@ fn url_and_custom_modes_are_the_same_in_both_versions() {
         .expect("a custom mode");
     assert_eq!(request.to_json_for(AcpVersion::V2).expect("v2"), custom);
 }
+
+// covers: M1, M5, M7, D13
+#[test]
+fn an_mcp_form_reaches_acp_v2_in_order_and_by_its_rules() {
+    use elicit_core::protocol::mcp::v2025_11_25::ElicitRequestParams;
+
+    // As an MCP server may send it: no mode, the legacy titled select, and a `pattern`
+    // MCP has no place for but a server wrote anyway.
+    let mcp = json!({ "message": "Ship it?", "requestedSchema": { "type": "object",
+        "properties": {
+            "zone": { "type": "string", "enum": ["eu", "us"], "enumNames": ["Europe", "America"] },
+            "code": { "type": "string", "pattern": "^[a-z]+$" },
+            "count": { "type": "integer" }
+        } } });
+    let ElicitRequestParams::Form(form) = ElicitRequestParams::from_json(&mcp).expect("MCP form")
+    else {
+        panic!("a form");
+    };
+    let acp = form.into_acp(Scope::tool_call("s1", "call-9"));
+    let v1 = acp.to_json_for(AcpVersion::V1).expect("v1");
+    let v2 = acp.to_json_for(AcpVersion::V2).expect("v2");
+    for json in [&v1, &v2] {
+        let properties = &json["requestedSchema"]["properties"];
+        assert_eq!(keys(properties), ["zone", "code", "count"]);
+        // M5: the legacy form is read as a titled select and never sent to ACP.
+        assert!(properties["zone"].get("enumNames").is_none(), "{json}");
+        assert_eq!(
+            properties["zone"]["oneOf"][1],
+            json!({ "const": "us", "title": "America" })
+        );
+    }
+    assert_eq!(
+        v1["requestedSchema"]["properties"]["code"]["pattern"],
+        "^[a-z]+$"
+    );
+    assert_eq!(
+        v2["requestedSchema"]["properties"]["code"],
+        json!({ "type": "string", "description": "must match the pattern ^[a-z]+$" })
+    );
+    let official =
+        serde_json::to_value(v2_request(&v2).expect("1.20.0 reads it")).expect("written");
+    assert_eq!(official, v2);
+    assert_eq!(
+        keys(&official["requestedSchema"]["properties"]),
+        ["zone", "code", "count"]
+    );
+}
