@@ -34,11 +34,11 @@
 //! These conversions are to the `v1` types of `agent-client-protocol-schema` 1.17.0, the
 //! version the ACP SDK 5.2 pins exactly (the v1 types are the same in 1.20.0). The v2
 //! preview changed in 1.20.0: no `pattern`, `IndexMap`s that keep order, a strict
-//! scope (see [`AcpVersion`](super::AcpVersion)). Its 1.17.0 types still have
+//! scope (see [`AcpVersion`]). Its 1.17.0 types still have
 //! `pattern` and sort properties by name, so a typed v2 conversion on them would break
 //! two of those rules, and one build cannot hold 1.17.0 and 1.20.0 together. For v2,
 //! use this crate's own wire JSON, [`CreateElicitation::to_json_for`] and
-//! [`CreateElicitation::parse_for`] with [`AcpVersion::V2`](super::AcpVersion::V2),
+//! [`CreateElicitation::parse_for`] with [`AcpVersion::V2`],
 //! which keep order and follow the 1.20.0 rules (checked against the 1.20.0 crate in
 //! the repository's `tests/acp_schema_1_20`). Typed v2 conversions come when an SDK
 //! release pins 1.20: the SDK and schema pins move together.

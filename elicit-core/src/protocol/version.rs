@@ -12,8 +12,9 @@
 //! | order of `properties` and of accepted `content` | kept by this crate ([D13](crate::rules#d13)); the v1 types sort by name | kept by the types too (`IndexMap`) |
 //!
 //! And one rule for the agent: when it stops waiting for an elicitation, it cancels the
-//! request with `$/cancel_request` (a SHOULD in v1, a MUST in v2). The asks of
-//! [`agent_client_protocol`](crate::agent_client_protocol) do so in both versions.
+//! request with `$/cancel_request` (a SHOULD in v1, a MUST in v2). The asks of the
+//! `agent_client_protocol` module (feature `agent-client-protocol`) do so in both
+//! versions.
 //!
 //! ```
 //! use elicit_core::protocol::{AcpVersion, CreateElicitation, Scope};
