@@ -108,6 +108,39 @@ impl Wire {
             .collect()
     }
 
+    /// Waits until the agent has written a message with this method (the whole test is
+    /// bounded by [`WAIT`]).
+    async fn until_sent(&self, method: &str) {
+        while self.sent(method).is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Checks that every `elicitation/create` the agent sent was withdrawn with exactly
+    /// one `$/cancel_request` naming its JSON-RPC id, sent after it.
+    fn assert_each_elicitation_cancelled_once(&self) {
+        let sent = self.messages(Direction::ToClient);
+        let creates: Vec<(usize, &Value)> = sent
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m["method"] == "elicitation/create")
+            .map(|(at, m)| (at, &m["id"]))
+            .collect();
+        assert!(!creates.is_empty(), "no elicitation was sent");
+        for (at, id) in creates {
+            let cancels: Vec<usize> = sent
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| {
+                    m["method"] == "$/cancel_request" && m["params"]["requestId"] == *id
+                })
+                .map(|(cancel_at, _)| cancel_at)
+                .collect();
+            assert_eq!(cancels.len(), 1, "`$/cancel_request` for {id}: {sent:#?}");
+            assert!(cancels[0] > at, "cancelled before it was sent: {sent:#?}");
+        }
+    }
+
     /// Checks every elicitation message against both official ACP schemas: the
     /// requests and completions the agent sent, and the client's results to those
     /// requests unless `results_valid` is false (a test that sends a malformed one).
@@ -227,6 +260,8 @@ struct Session {
     received: mpsc::UnboundedReceiver<Value>,
     /// Dropping it ends the client's side of the connection.
     close_client: Option<oneshot::Sender<()>>,
+    /// The lines written so far, both ways.
+    wire: Wire,
 }
 
 impl Session {
@@ -328,6 +363,7 @@ async fn connect(setup: Setup, body: impl AsyncFnOnce(Session)) -> Wire {
         agent_client_protocol::on_receive_request!(),
     );
 
+    let session_wire = wire.clone();
     let agent_side = agent.connect_with(Lines::new(agent_out, agent_in), async move |cx| {
         let elicitor = elicitor_made.await.expect("the client sent `initialize`");
         let client = client_made.await.expect("the client is connected");
@@ -337,6 +373,7 @@ async fn connect(setup: Setup, body: impl AsyncFnOnce(Session)) -> Wire {
             client,
             received,
             close_client: Some(close_client),
+            wire: session_wire,
         })
         .await;
         Ok(())
@@ -771,6 +808,94 @@ fn a_dropped_ask_forgets_its_url_elicitation() {
         })
         .await
         .assert_valid_elicitation_messages(true);
+    });
+}
+
+// An agent that stops waiting for an elicitation cancels the request with
+// `$/cancel_request`: a SHOULD in ACP v1, a MUST in v2 (`agent-client-protocol-schema`
+// 1.20.0, `CreateElicitationRequest`'s docs). The SDK 5.2 sends it when the future
+// awaiting the answer is dropped before the answer came (`SentRequestCancellation`'s
+// `Drop`), once per request, and never after the answer; these tests read it on the
+// wire.
+
+// covers: R5
+#[test]
+fn a_cancelled_session_withdraws_its_form_with_cancel_request() {
+    run(async {
+        let script = always(|| Reply::Hold);
+        let wire = connect(Setup::new(form_only(), script), async |mut s| {
+            let asking = ask::<Plan>(&s.cx, &s.elicitor, Scope::session("s1"), "Plan?");
+            let mut asking = std::pin::pin!(asking);
+            let (_, mut asking) = until_received(asking.as_mut(), &mut s.received).await;
+            assert!(s.wire.sent("$/cancel_request").is_empty());
+            s.client_cancels("s1");
+            assert_eq!(
+                asking.as_mut().await.expect("cancelled"),
+                Elicited::Cancelled
+            );
+            s.wire.until_sent("$/cancel_request").await;
+        })
+        .await;
+        wire.assert_each_elicitation_cancelled_once();
+        wire.assert_valid_elicitation_messages(true);
+    });
+}
+
+// covers: R5, U4
+#[test]
+fn a_dropped_ask_withdraws_its_request_with_cancel_request() {
+    run(async {
+        let script = always(|| Reply::Hold);
+        let wire = connect(
+            Setup::new(form_only(), script).with_both_modes(),
+            async |mut s| {
+                {
+                    let form = ask_schema(
+                        &s.cx,
+                        &s.elicitor,
+                        Scope::request(9),
+                        "Plan?",
+                        Plan::requested_schema(),
+                    );
+                    let mut form = std::pin::pin!(form);
+                    let _ = until_received(form.as_mut(), &mut s.received).await;
+                } // given up here, unanswered: a request scope no `session/cancel` reaches
+                s.wire.until_sent("$/cancel_request").await;
+                {
+                    let url = sign_in(&s.cx, &s.elicitor, Scope::tool_call("s1", "call-1"));
+                    let mut url = std::pin::pin!(url);
+                    let _ = until_received(url.as_mut(), &mut s.received).await;
+                }
+                while s.wire.sent("$/cancel_request").len() < 2 {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                assert_eq!(outstanding(&s.elicitor), 0);
+            },
+        )
+        .await;
+        wire.assert_each_elicitation_cancelled_once();
+        wire.assert_valid_elicitation_messages(true);
+    });
+}
+
+// covers: R1, R5
+#[test]
+fn an_answered_ask_is_never_cancelled() {
+    run(async {
+        let script = always(|| Reply::Result(json!({ "action": "decline" })));
+        let wire = connect(Setup::new(form_only(), script), async |s| {
+            let answer = ask::<Plan>(&s.cx, &s.elicitor, Scope::session("s1"), "Plan?").await;
+            assert_eq!(answer.expect("an answer"), Elicited::Declined);
+            // A cancel of the session after the answer has nothing left to withdraw.
+            s.client_cancels("s1");
+        })
+        .await;
+        assert_eq!(wire.sent("elicitation/create").len(), 1);
+        assert!(
+            wire.sent("$/cancel_request").is_empty(),
+            "{:#?}",
+            wire.messages(Direction::ToClient)
+        );
     });
 }
 

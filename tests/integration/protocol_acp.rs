@@ -351,3 +351,25 @@ proptest! {
         prop_assert_eq!(CompleteElicitation::from(official::CompleteElicitationNotification::from(&complete)), complete);
     }
 }
+
+// covers: E3
+#[test]
+fn the_negotiated_protocol_version_picks_the_wire_rules() {
+    use agent_client_protocol_schema::ProtocolVersion;
+    use elicit::protocol::acp::UnknownAcpVersion;
+    use elicit::protocol::AcpVersion;
+
+    assert_eq!(
+        AcpVersion::try_from(ProtocolVersion::V1),
+        Ok(AcpVersion::V1)
+    );
+    assert_eq!(
+        AcpVersion::try_from(ProtocolVersion::V2),
+        Ok(AcpVersion::V2)
+    );
+    let unknown = AcpVersion::try_from(ProtocolVersion::V0).expect_err("the pre-release");
+    assert_eq!(unknown, UnknownAcpVersion { version: 0 });
+    assert!(unknown.to_string().contains("version 0"), "{unknown}");
+    assert_eq!(ProtocolVersion::from(AcpVersion::V2), ProtocolVersion::V2);
+    assert_eq!(ProtocolVersion::from(AcpVersion::V1), ProtocolVersion::V1);
+}

@@ -6,9 +6,10 @@ use crate::common;
 use crate::protocol_support;
 
 use elicit::protocol::{
-    CreateElicitation, InvalidParamsReason as Reason, JsonRpcError, Mode, ModeParams,
+    AcpVersion, CreateElicitation, InvalidParamsReason as Reason, JsonRpcError, Mode, ModeParams,
     ParamsErrorKind, RequestId, Scope, INVALID_PARAMS,
 };
+use elicit::schema::ParseOptions;
 use elicit::RequestedSchema;
 use protocol_support::{acp_accepts, assert_acp};
 use serde_json::{json, Map, Value};
@@ -577,4 +578,132 @@ fn serde_uses_the_strict_parse() {
     assert_eq!(ok.mode(), Some(Mode::Url));
     assert_eq!(ok.elicitation_id(), Some("e"));
     assert_eq!(ok.target_url(), Some("https://a.example/"));
+}
+
+// ---------------------------------------------------------------------------------------
+// ACP v1 and v2 (schema 1.20.0), each by its rules. The JSON Schema oracle's v2 is an
+// older snapshot that still has `pattern`: it checks that each form is valid, and
+// `tests/acp_schema_1_20` checks the same output against the 1.20.0 crate, the
+// authority for what v2 leaves out and refuses.
+
+fn by_version(
+    json: &Value,
+    version: AcpVersion,
+) -> Result<CreateElicitation, elicit::protocol::ParamsError> {
+    CreateElicitation::parse_for(json, &ParseOptions::strict(), version)
+}
+
+// covers: F1, F2, M7, D13
+#[test]
+fn v2_leaves_the_pattern_out_and_says_it_v1_keeps_it() {
+    let request = CreateElicitation::form(Scope::tool_call("s1", "t1"), "Refactor?", schema());
+    let v1 = request.to_json_for(AcpVersion::V1).expect("v1");
+    let v2 = request.to_json_for(AcpVersion::V2).expect("v2");
+    assert_acp("CreateElicitationRequest", &v1);
+    assert_acp("CreateElicitationRequest", &v2);
+    assert_eq!(v1, request.to_json());
+    assert_eq!(
+        v1["requestedSchema"]["properties"]["ticket"]["pattern"],
+        "^[A-Z]+-[0-9]+$"
+    );
+    let ticket = &v2["requestedSchema"]["properties"]["ticket"];
+    assert_eq!(
+        ticket,
+        &json!({ "type": "string", "description": "must match the pattern ^[A-Z]+-[0-9]+$", "maxLength": 20 })
+    );
+    // Only `pattern` differs, and the order of properties is the same (D13).
+    let names = |json: &Value| -> Vec<String> {
+        json["requestedSchema"]["properties"]
+            .as_object()
+            .expect("properties")
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert_eq!(names(&v1), names(&v2));
+    let mut without = v1.clone();
+    without["requestedSchema"]["properties"]["ticket"] = ticket.clone();
+    assert_eq!(without, v2);
+    // The whole JSON-RPC request carries the same params.
+    let rpc = request
+        .to_request_for(&RequestId::number(4), AcpVersion::V2)
+        .expect("v2 request");
+    assert_eq!(rpc["params"], v2);
+    assert_eq!(rpc["id"], 4);
+}
+
+// covers: E3, D1
+#[test]
+fn both_versions_refuse_two_scopes_and_a_tool_call_without_a_session() {
+    let schema = json!({ "type": "object", "properties": {} });
+    for version in [AcpVersion::V1, AcpVersion::V2] {
+        let both = by_version(
+            &json!({ "mode": "form", "message": "m", "requestedSchema": schema,
+                "sessionId": "s", "requestId": 1 }),
+            version,
+        )
+        .expect_err("two scopes");
+        assert_eq!(both.kind(), &ParamsErrorKind::BothScopes, "{version}");
+        assert_eq!(both.to_jsonrpc_error().code(), INVALID_PARAMS);
+        assert_eq!(both.reason(), Reason::BadScope);
+        let tool = by_version(
+            &json!({ "mode": "form", "message": "m", "requestedSchema": schema,
+                "requestId": 1, "toolCallId": "t" }),
+            version,
+        )
+        .expect_err("a tool call outside a session");
+        assert_eq!(
+            tool.kind(),
+            &ParamsErrorKind::ToolCallWithoutSession,
+            "{version}"
+        );
+        assert_eq!(tool.pointer(), "/toolCallId");
+    }
+}
+
+// covers: E3, C6
+#[test]
+fn a_null_request_id_and_a_null_tool_call_are_v1_only() {
+    let url = json!({ "mode": "url", "message": "Sign in", "elicitationId": "e",
+        "url": "https://auth.example.com/", "requestId": null });
+    let read = by_version(&url, AcpVersion::V1).expect("v1 reads a null id");
+    assert!(read.scope().request_id().is_some_and(RequestId::is_null));
+    assert_eq!(
+        read.to_json_for(AcpVersion::V1)
+            .expect("forwarded as received"),
+        url
+    );
+    let refused = by_version(&url, AcpVersion::V2).expect_err("v2 ids are never null");
+    assert_eq!(refused.kind(), &ParamsErrorKind::NullRequestId);
+    assert_eq!(refused.pointer(), "/requestId");
+    assert_eq!(refused.reason(), Reason::BadScope);
+    assert_eq!(
+        read.to_json_for(AcpVersion::V2)
+            .expect_err("not writable in v2")
+            .kind(),
+        &ParamsErrorKind::NullRequestId
+    );
+    // A `null` `toolCallId` beside `requestId`: absent in v1 (C6), refused in v2.
+    let mut tool = url.clone();
+    tool["requestId"] = json!(5);
+    tool["toolCallId"] = Value::Null;
+    assert!(by_version(&tool, AcpVersion::V1).is_ok());
+    assert_eq!(
+        by_version(&tool, AcpVersion::V2).expect_err("v2").kind(),
+        &ParamsErrorKind::ToolCallWithoutSession
+    );
+}
+
+// covers: E3
+#[test]
+fn protocol_versions_are_read_by_number() {
+    assert_eq!(AcpVersion::from_number(1), Some(AcpVersion::V1));
+    assert_eq!(AcpVersion::from_number(2), Some(AcpVersion::V2));
+    assert_eq!(AcpVersion::from_number(0), None);
+    assert_eq!(AcpVersion::from_number(3), None);
+    assert_eq!(AcpVersion::V2.number(), 2);
+    assert_eq!(AcpVersion::V2.to_string(), "ACP v2");
+    assert!(AcpVersion::V1.carries_pattern() && !AcpVersion::V2.carries_pattern());
+    assert!(AcpVersion::V2.must_cancel_abandoned_requests());
+    assert!(!AcpVersion::V1.must_cancel_abandoned_requests());
 }

@@ -31,6 +31,14 @@
 //! future gives the question up: the SDK tells the client (`$/cancel_request`) and a
 //! URL-mode ask forgets its id.
 //!
+//! An agent that stops waiting for an elicitation cancels the request with
+//! `$/cancel_request`: a SHOULD in ACP v1, a MUST in v2 (schema 1.20.0). Every way an
+//! ask stops waiting before the answer (its session cancelled through
+//! [`cancel_session`], its future dropped: a timeout, a `select`, a task aborted)
+//! drops the SDK's request future, and the SDK 5.2 then sends `$/cancel_request` with
+//! the request's id, once, and never for a request already answered. The repository's
+//! `tests/integration/acp_sdk.rs` reads it on the wire.
+//!
 //! ```no_run
 //! use std::sync::{Arc, OnceLock};
 //!

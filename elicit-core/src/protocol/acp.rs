@@ -28,6 +28,20 @@
 //! its form in declaration order sends this crate's types.
 //!
 //! The official crate is used with default features off, so it adds no `schemars`.
+//!
+//! # v1 only, and why
+//!
+//! These conversions are to the `v1` types of `agent-client-protocol-schema` 1.17.0, the
+//! version the ACP SDK 5.2 pins exactly (the v1 types are the same in 1.20.0). The v2
+//! preview changed in 1.20.0: no `pattern`, `IndexMap`s that keep order, a strict
+//! scope (see [`AcpVersion`]). Its 1.17.0 types still have
+//! `pattern` and sort properties by name, so a typed v2 conversion on them would break
+//! two of those rules, and one build cannot hold 1.17.0 and 1.20.0 together. For v2,
+//! use this crate's own wire JSON, [`CreateElicitation::to_json_for`] and
+//! [`CreateElicitation::parse_for`] with [`AcpVersion::V2`],
+//! which keep order and follow the 1.20.0 rules (checked against the 1.20.0 crate in
+//! the repository's `tests/acp_schema_1_20`). Typed v2 conversions come when an SDK
+//! release pins 1.20: the SDK and schema pins move together.
 
 use std::fmt;
 
@@ -41,6 +55,7 @@ use super::complete::CompleteElicitation;
 use super::create::CreateElicitation;
 use super::error::ParamsError;
 use super::response::{ElicitationResponse, ResponseError};
+use super::version::AcpVersion;
 use crate::schema::{ParseOptions, RequestedSchema, SchemaError};
 
 /// Why a value could not be converted to or from its official ACP type.
@@ -400,6 +415,49 @@ impl From<official::CompleteElicitationNotification> for CompleteElicitation {
         Self::from(&complete)
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Protocol version
+
+impl TryFrom<agent_client_protocol_schema::ProtocolVersion> for AcpVersion {
+    type Error = UnknownAcpVersion;
+
+    /// The version an `initialize` negotiated, to write and read elicitations by its
+    /// rules ([`CreateElicitation::to_json_for`]); refused for a version this crate does
+    /// not know (0, the pre-release, or one after 2).
+    fn try_from(
+        version: agent_client_protocol_schema::ProtocolVersion,
+    ) -> Result<Self, UnknownAcpVersion> {
+        AcpVersion::from_number(u64::from(version.as_u16())).ok_or(UnknownAcpVersion {
+            version: version.as_u16(),
+        })
+    }
+}
+
+impl From<AcpVersion> for agent_client_protocol_schema::ProtocolVersion {
+    fn from(version: AcpVersion) -> Self {
+        agent_client_protocol_schema::ProtocolVersion::from(version.number())
+    }
+}
+
+/// A negotiated ACP `protocolVersion` this crate has no rules for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownAcpVersion {
+    /// The version number.
+    pub version: u16,
+}
+
+impl fmt::Display for UnknownAcpVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ACP protocol version {} is not one this crate knows (1 or 2)",
+            self.version
+        )
+    }
+}
+
+impl std::error::Error for UnknownAcpVersion {}
 
 // ---------------------------------------------------------------------------------------
 // Capabilities

@@ -19,6 +19,7 @@ use serde_json::{json, Map, Value};
 use super::capabilities::{read_meta, Mode};
 use super::error::{ParamsError, ParamsErrorKind};
 use super::jsonrpc::RequestId;
+use super::version::{v2_schema_json, AcpVersion};
 use super::ELICITATION_CREATE;
 use crate::format::Format;
 use crate::schema::{Meta, ParseOptions, RequestedSchema};
@@ -88,6 +89,22 @@ impl Scope {
         match self {
             Scope::Request { request_id } => Some(request_id),
             Scope::Session { .. } => None,
+        }
+    }
+
+    /// Whether this scope can be written in `version`: a `null` `requestId` (only ever
+    /// read from a v1 peer) cannot be in v2.
+    pub(crate) fn check_for(&self, version: AcpVersion) -> Result<(), ParamsError> {
+        match self {
+            Scope::Request { request_id }
+                if request_id.is_null() && !version.allows_null_request_id() =>
+            {
+                Err(ParamsError::new(
+                    "/requestId",
+                    ParamsErrorKind::NullRequestId,
+                ))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -352,6 +369,35 @@ impl CreateElicitation {
         Self::parse(json, &ParseOptions::lenient())
     }
 
+    /// Reads the params by the rules of an ACP protocol version, parsing a form schema
+    /// with these options.
+    ///
+    /// As [`parse`](Self::parse), which reads v1; in [`AcpVersion::V2`] a `null`
+    /// `requestId` is refused too ([`ParamsErrorKind::NullRequestId`]), and so is a
+    /// `toolCallId` member beside `requestId` even when it is `null` (v1 reads that as
+    /// absent, [C6](crate::rules#c6)). Both scopes at
+    /// once and `toolCallId` without `sessionId` are refused in both versions
+    /// ([`ParamsErrorKind::BothScopes`], [`ParamsErrorKind::ToolCallWithoutSession`]);
+    /// a client answers each with `-32602` ([`ParamsError::to_jsonrpc_error`]).
+    pub fn parse_for(
+        json: &Value,
+        options: &ParseOptions,
+        version: AcpVersion,
+    ) -> Result<Self, ParamsError> {
+        let request = Self::parse(json, options)?;
+        request.scope.check_for(version)?;
+        // v2 refuses a `toolCallId` member beside `requestId` whatever its value; v1
+        // reads a `null` or malformed one as absent (C6).
+        let tool_call_member = json.get("toolCallId").is_some();
+        if version == AcpVersion::V2 && request.scope.request_id().is_some() && tool_call_member {
+            return Err(ParamsError::new(
+                "/toolCallId",
+                ParamsErrorKind::ToolCallWithoutSession,
+            ));
+        }
+        Ok(request)
+    }
+
     /// Reads the params, parsing a form schema with these options.
     ///
     /// Refused, with the member at fault: not an object; `mode` missing or not a string
@@ -429,6 +475,44 @@ impl CreateElicitation {
     /// The whole JSON-RPC request: `{"jsonrpc": "2.0", "id", "method", "params"}`.
     pub fn to_request(&self, id: &RequestId) -> Value {
         json!({ "jsonrpc": "2.0", "id": id.to_json(), "method": Self::METHOD, "params": self.to_json() })
+    }
+
+    /// The wire JSON of the params in an ACP protocol version (see
+    /// [`AcpVersion`] for what differs).
+    ///
+    /// [`AcpVersion::V1`] is [`to_json`](Self::to_json). [`AcpVersion::V2`] leaves out
+    /// every string property's `pattern` and says it in words in the property's
+    /// `description` instead (the agent still enforces it when it validates the
+    /// answer, as [`Elicitor`](crate::Elicitor) does with the schema it asked); the
+    /// order of properties and members is kept. A custom or future mode is written as
+    /// received ([E6](crate::rules#e6)) in both.
+    ///
+    /// Fails only in v2, for a request read from a v1 peer with a `null` `requestId`
+    /// ([`ParamsErrorKind::NullRequestId`]): v2 has no such scope.
+    pub fn to_json_for(&self, version: AcpVersion) -> Result<Value, ParamsError> {
+        self.scope.check_for(version)?;
+        let mut json = self.to_json();
+        if version.carries_pattern() {
+            return Ok(json);
+        }
+        if let (Body::Form { .. }, Some(schema)) = (&self.body, json.get_mut("requestedSchema")) {
+            *schema = v2_schema_json(schema);
+        }
+        Ok(json)
+    }
+
+    /// The whole JSON-RPC request in an ACP protocol version, as
+    /// [`to_json_for`](Self::to_json_for) writes the params. `id` is the agent's own,
+    /// which this crate never builds `null`.
+    pub fn to_request_for(
+        &self,
+        id: &RequestId,
+        version: AcpVersion,
+    ) -> Result<Value, ParamsError> {
+        let params = self.to_json_for(version)?;
+        Ok(
+            json!({ "jsonrpc": "2.0", "id": id.to_json(), "method": Self::METHOD, "params": params }),
+        )
     }
 
     /// The message to show the user ([E4](crate::rules#e4), [K4](crate::rules#k4)).

@@ -44,6 +44,9 @@ pub enum ParamsErrorKind {
     NoScope,
     /// `toolCallId` without `sessionId` ([D1](crate::rules#d1)).
     ToolCallWithoutSession,
+    /// `requestId` is `null`: ACP v2 ids are never `null` ([E3](crate::rules#e3)); v1 reads
+    /// one, and only a request read from a v1 peer can hold one.
+    NullRequestId,
     /// `url` is not an absolute URI ([U1](crate::rules#u1), [V7](crate::rules#v7)).
     UrlNotAbsolute,
     /// `requestedSchema` breaks the schema rules ([F1](crate::rules#f1), [F2](crate::rules#f2), [D2](crate::rules#d2)–[D14](crate::rules#d14)).
@@ -98,7 +101,9 @@ impl ParamsError {
         use ParamsErrorKind as K;
         match &self.kind {
             K::NotAnObject => InvalidParamsReason::NotAnObject,
-            K::BothScopes | K::NoScope | K::ToolCallWithoutSession => InvalidParamsReason::BadScope,
+            K::BothScopes | K::NoScope | K::ToolCallWithoutSession | K::NullRequestId => {
+                InvalidParamsReason::BadScope
+            }
             K::Schema(_) => InvalidParamsReason::MalformedSchema,
             K::UrlNotAbsolute => InvalidParamsReason::InvalidUrlParams,
             K::Missing { member } | K::WrongType { member, .. } => match *member {
@@ -154,6 +159,9 @@ impl fmt::Display for ParamsError {
                 "neither `sessionId` nor `requestId` is present: an elicitation has exactly one scope",
             ),
             K::ToolCallWithoutSession => f.write_str("`toolCallId` is only allowed with `sessionId`"),
+            K::NullRequestId => f.write_str(
+                "`requestId` is `null`: ACP v2 ids are a string or an int64 integer, never `null`",
+            ),
             K::UrlNotAbsolute => f.write_str("`url` must be an absolute URI"),
             K::Schema(schema) => {
                 let issues = schema.iter();

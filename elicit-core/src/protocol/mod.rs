@@ -33,6 +33,7 @@ mod error;
 mod jsonrpc;
 pub mod mcp;
 mod response;
+mod version;
 
 pub use capabilities::{ElicitationCapabilities, Mode, ModeCapability};
 pub use complete::CompleteElicitation;
@@ -40,6 +41,7 @@ pub use create::{CreateElicitation, ModeParams, Scope};
 pub use error::{ParamsError, ParamsErrorKind};
 pub use jsonrpc::{InvalidParamsReason, JsonRpcError, RequestId, INVALID_PARAMS};
 pub use response::{Action, ElicitationResponse, ResponseError};
+pub use version::AcpVersion;
 
 /// The ACP method of the request an agent sends to elicit input ([E1](crate::rules#e1)).
 pub const ELICITATION_CREATE: &str = "elicitation/create";

@@ -522,7 +522,7 @@ pub(crate) fn pattern_in_words(pattern: &str) -> String {
 /// Adds [`pattern_in_words`] to the property's `description`, after what it said, or
 /// as the description where the schema's own emitter puts one (after `title`, else
 /// after `type`), so that the MCP form reads back and writes out unchanged.
-fn say_pattern(object: &mut Map<String, Value>, pattern: &str) {
+pub(crate) fn say_pattern(object: &mut Map<String, Value>, pattern: &str) {
     let words = pattern_in_words(pattern);
     if let Some(Value::String(before)) = object.get_mut("description") {
         *before = match before.is_empty() {
