@@ -80,7 +80,10 @@ use {
 /// #     }
 /// # }
 /// ```
-#[derive(Debug)]
+///
+/// Clones share the event loop: one per connection (or per connection attempt), all
+/// asking through the same [`Questions`].
+#[derive(Debug, Clone)]
 pub struct TuiAsker {
     questions: mpsc::Sender<Question>,
 }
