@@ -15,4 +15,5 @@ mod mcp_server;
 mod mcp_server_http;
 mod terminal_client;
 mod terminal_tmux;
+mod tui_tmux;
 mod url_secret_agent;
