@@ -857,3 +857,67 @@ fn a_question_the_engine_stops_waiting_for_is_withdrawn_and_a_dropped_one_cancel
     let response = engine.join().expect("the engine ends").expect("answered");
     assert_eq!(response.to_json(), json!({ "action": "cancel" }));
 }
+
+// covers: S5
+#[test]
+fn hostile_text_in_a_url_request_changes_nothing_but_its_own_text() {
+    use elicit::client::tui::{ConsentState, ConsentView};
+    use elicit::client::{Intro, UrlReview};
+    let draw = |agent: &str, message: &str| {
+        let agent = AgentIdentity::new(agent);
+        let intro = Intro {
+            agent: &agent,
+            message,
+            scope: None,
+        };
+        let review = UrlReview::new("https://example.com/x").expect("reviewable");
+        let mut state = ConsentState::new(&intro, review);
+        let mut terminal = Terminal::new(TestBackend::new(70, 16)).expect("a test terminal");
+        terminal
+            .draw(|frame| {
+                frame.render_stateful_widget(ConsentView::new(), frame.area(), &mut state)
+            })
+            .expect("drawn");
+        lines_of(terminal.backend())
+    };
+    let attacked = draw(
+        "bot\u{1b}]0;owned\u{7}",
+        "Open \u{202e}moc.elpmaxe\u{202c}\u{200b}\u{1b}[1A\u{1b}[2KNo warnings.",
+    );
+    let plain = draw(
+        "bot<U+001B>]0;owned<U+0007>",
+        "Open <U+202E>moc.elpmaxe<U+202C><U+200B><U+001B>[1A<U+001B>[2KNo warnings.",
+    );
+    assert_eq!(attacked, plain);
+    assert_eq!(attacked[0], "bot<U+001B>]0;owned<U+0007> asks:");
+}
+
+// Bad input never panics: any area, down to nothing.
+#[test]
+fn every_size_of_area_is_drawn_without_panicking() {
+    let mut form = FormState::new(kitchen_sink());
+    typed(&mut form, "東京都の長い名前");
+    let mut consent = consent_state("https://login.xn--pypal-4ve.com/connect");
+    for width in [0u16, 1, 2, 3, 5, 9, 17, 33] {
+        for height in [0u16, 1, 2, 3, 4, 7] {
+            let mut terminal =
+                Terminal::new(TestBackend::new(width, height)).expect("a test terminal");
+            terminal
+                .draw(|frame| {
+                    frame.render_stateful_widget(FormView::new(), frame.area(), &mut form);
+                })
+                .expect("drawn");
+            terminal
+                .draw(|frame| {
+                    frame.render_stateful_widget(
+                        elicit::client::tui::ConsentView::new(),
+                        frame.area(),
+                        &mut consent,
+                    );
+                })
+                .expect("drawn");
+        }
+    }
+    // Too small to show everything: consent is not given.
+    assert_eq!(consent.handle_key(Key::Char('y')), None);
+}
