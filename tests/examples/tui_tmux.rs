@@ -1,5 +1,6 @@
 //! `examples/tui_client.rs` in a real terminal against `examples/mcp_server.rs` over
-//! stdio: the client runs full-screen in a tmux pane, keys are sent with
+//! stdio (every kind its form has) and `examples/conformance_server.rs` over Streamable
+//! HTTP (every select form, a default on every type, a 2026-07-28 input round): the client runs full-screen in a tmux pane, keys are sent with
 //! `tmux send-keys` as a person types them, and the screen is read back with
 //! `tmux capture-pane`. The proof that the form widget (`elicit::client::tui`) works in
 //! a real ratatui application on a real terminal, not only on ratatui's test backend.
@@ -12,7 +13,8 @@
 //! supports over stdio.
 //!
 //! The screens a person saw are printed in the test output and saved under
-//! `target/screens/` (`tui_form_error.txt`, `tui_review.txt`, `tui_consent.txt`).
+//! `target/screens/` (`tui_form_error.txt`, `tui_review.txt`, `tui_consent.txt`,
+//! `tui_multi_select.txt`).
 //!
 //! tmux comes from `.ci/tmux` on CI; with `CI` set a missing tmux fails these tests,
 //! without it they are skipped with a message.
@@ -34,14 +36,58 @@ const WAIT: Duration = Duration::from_secs(30);
 /// How often the screen is read while waiting.
 const POLL: Duration = Duration::from_millis(50);
 
-fn binaries() -> &'static (PathBuf, PathBuf) {
-    static BINARIES: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+/// `tui_client`, `mcp_server` and `conformance_server`, built once.
+fn binaries() -> &'static (PathBuf, PathBuf, PathBuf) {
+    static BINARIES: OnceLock<(PathBuf, PathBuf, PathBuf)> = OnceLock::new();
     BINARIES.get_or_init(|| {
         (
             common::build_example("tui_client"),
             common::build_example("mcp_server"),
+            common::build_example("conformance_server"),
         )
     })
+}
+
+/// `conformance_server` on a loopback port it picks, killed on drop.
+struct ConformanceServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl ConformanceServer {
+    fn start() -> ConformanceServer {
+        use std::io::BufRead;
+        let mut child = Command::new(&binaries().2)
+            .arg("0")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("conformance_server starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        // Its first line is its URL; read on a thread so that the wait is bounded.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+            let _ = sender.send(line);
+        });
+        let url = match receiver.recv_timeout(WAIT) {
+            Ok(line) if line.starts_with("http://") => line.trim().to_owned(),
+            outcome => {
+                let _ = child.kill();
+                panic!("conformance_server printed no URL within {WAIT:?}: {outcome:?}");
+            }
+        };
+        ConformanceServer { child, url }
+    }
+}
+
+impl Drop for ConformanceServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// Whether tmux can be run: `false` (with a note) outside CI when it is missing; a
@@ -72,20 +118,25 @@ struct Tmux {
 }
 
 impl Tmux {
+    /// `tui_client` against `mcp_server` over stdio.
     fn start(name: &str) -> Tmux {
+        let server = binaries().1.to_str().expect("a UTF-8 path").to_owned();
+        Tmux::start_with(name, &["--protocol", "2025-11-25", "--", &server])
+    }
+
+    /// `tui_client` with these arguments.
+    fn start_with(name: &str, args: &[&str]) -> Tmux {
         static RUNS: AtomicUsize = AtomicUsize::new(0);
         let run = RUNS.fetch_add(1, Ordering::SeqCst);
         let socket = format!("elicit-tui-test-{}-{run}", std::process::id());
         let results =
             PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tui_tmux_{name}.txt"));
         let _ = std::fs::remove_file(&results);
-        let (client, server) = binaries();
-        let command = [
-            quote(client.to_str().expect("a UTF-8 path")),
-            "--protocol 2025-11-25 --".to_owned(),
-            quote(server.to_str().expect("a UTF-8 path")),
-        ]
-        .join(" ");
+        let mut command = quote(binaries().0.to_str().expect("a UTF-8 path"));
+        for arg in args {
+            command.push(' ');
+            command.push_str(&quote(arg));
+        }
         // The pane stays after the client exits, so its last screen can be read.
         let pane = format!(
             "{command} > {}; echo \"[exit $?]\"; sleep 600",
@@ -468,4 +519,138 @@ fn url_consent_in_a_real_terminal() {
         tmux.result("connect_account").starts_with("You consented"),
         "consent reached the server"
     );
+}
+
+// covers: F2, F3, F4, D13, K2, M5
+#[test]
+fn every_select_and_every_default_of_the_conformance_server_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let server = ConformanceServer::start();
+    // SEP-1330: untitled, titled and legacy titled single selects, untitled and titled
+    // multi selects.
+    let tmux = Tmux::start_with(
+        "sep1330",
+        &[
+            "--protocol",
+            "2025-11-25",
+            "--call",
+            "test_elicitation_sep1330_enums",
+            &server.url,
+        ],
+    );
+    let screen = tmux.wait_for(&["Please choose your options.", "▶ Untitled single-select *"]);
+    assert!(screen.contains("  > ( ) option1"), "{screen}");
+    tmux.keys(&["Down", "Enter"]);
+    tmux.wait_for(&["▶ Titled single-select *", "  > ( ) First Option"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&["▶ Legacy titled single-select *", "  > ( ) Option One"]);
+    tmux.keys(&["Down", "Down", "Enter"]);
+    let screen = tmux.wait_for(&["▶ Untitled multi-select *", "  > [ ] option1"]);
+    assert!(screen.contains("    (•) Option Three"), "{screen}");
+    tmux.keys(&["Space", "Down", "Down", "Space", "Enter"]);
+    tmux.wait_for(&["▶ Titled multi-select *", "  > [ ] First Choice"]);
+    tmux.keys(&["Down", "Space"]);
+    let checked = tmux.wait_for(&["  > [x] Second Choice"]);
+    keep_screen(
+        "tui_multi_select.txt",
+        "tui_client: the selects of SEP-1330",
+        &checked,
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&["▶[ Review ]"]);
+    tmux.keys(&["Enter"]);
+    let review = tmux.wait_for(&["Ready to send.", "▶[ Send ]"]);
+    assert_eq!(
+        lines_from(&review, "Review: nothing is sent", 6),
+        [
+            "Review: nothing is sent until you press Send",
+            "    Untitled single-select *: option2",
+            "    Titled single-select *: First Option",
+            "    Legacy titled single-select *: Option Three",
+            "    Untitled multi-select *: option1, option3",
+            "    Titled multi-select *: Second Choice",
+        ],
+        "{review}"
+    );
+    tmux.keys(&["Enter"]);
+    assert_eq!(
+        tmux.result("test_elicitation_sep1330_enums"),
+        "Elicitation completed: action=accept, content=Sep1330Enums { untitled_single: Option2, \
+         titled_single: Value1, legacy_enum: Opt3, untitled_multi: [Option1, Option3], \
+         titled_multi: [Value2] }"
+    );
+    drop(tmux);
+
+    // SEP-1034: a default on every primitive type; a number typed wrong, then right.
+    let tmux = Tmux::start_with(
+        "sep1034",
+        &[
+            "--protocol",
+            "2025-11-25",
+            "--call",
+            "test_elicitation_sep1034_defaults",
+            &server.url,
+        ],
+    );
+    let screen = tmux.wait_for(&["Please review the pre-filled values.", "▶ Name *"]);
+    for shown in [
+        "    [John Doe                                ]",
+        "    [30                                      ]",
+        "    [95.5                                    ]",
+        "    (•) active",
+        "    (•) Yes",
+    ] {
+        assert!(screen.contains(shown), "{shown:?} is shown:\n{screen}");
+    }
+    tmux.keys(&["Enter", "Enter"]);
+    tmux.wait_for(&["▶ Score *"]);
+    tmux.keys(&["C-u"]);
+    tmux.type_text("ninety");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&["! \"ninety\" is not a number"]);
+    tmux.keys(&["C-u"]);
+    tmux.type_text("87.25");
+    tmux.keys(&["Enter", "Tab", "Tab"]);
+    tmux.wait_for(&["▶[ Review ]"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&["Score *: 87.25", "Ready to send."]);
+    tmux.keys(&["Enter"]);
+    assert_eq!(
+        tmux.result("test_elicitation_sep1034_defaults"),
+        "Elicitation completed: action=accept, content=Sep1034Defaults { name: \"John Doe\", \
+         age: 30, score: 87.25, status: Active, verified: true }"
+    );
+}
+
+// covers: M6, K2
+#[test]
+fn a_2026_07_28_input_round_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let server = ConformanceServer::start();
+    // The default protocol: server/discover, then the tool's rounds of input requests,
+    // each answered with the form widget.
+    let tmux = Tmux::start_with(
+        "multi_round",
+        &[
+            "--call",
+            "test_input_required_result_multi_round",
+            &server.url,
+        ],
+    );
+    tmux.wait_for(&["▶ Name *"]);
+    tmux.type_text("Ada");
+    tmux.keys(&["Enter", "Enter"]);
+    tmux.wait_for(&["Name *: Ada", "▶[ Send ]"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&["▶ Color *"]);
+    tmux.type_text("green");
+    tmux.keys(&["Enter", "Enter"]);
+    tmux.wait_for(&["Color *: green", "▶[ Send ]"]);
+    tmux.keys(&["Enter"]);
+    let text = tmux.result("test_input_required_result_multi_round");
+    assert!(text.contains("Ada") && text.contains("green"), "{text}");
 }
