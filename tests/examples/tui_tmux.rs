@@ -1,16 +1,16 @@
-//! `examples/tui_client.rs` in a real terminal against `examples/mcp_server.rs` over
-//! stdio (every kind its form has) and `examples/conformance_server.rs` over Streamable
-//! HTTP (every select form, a default on every type, a 2026-07-28 input round): the client runs full-screen in a tmux pane, keys are sent with
-//! `tmux send-keys` as a person types them, and the screen is read back with
-//! `tmux capture-pane`. The proof that the form widget (`elicit::client::tui`) works in
-//! a real ratatui application on a real terminal, not only on ratatui's test backend.
+//! `examples/tui_client.rs` in a real terminal: against `examples/mcp_server.rs` over
+//! stdio (every kind its form has, protocol 2025-11-25, the version `mcp_server` serves
+//! over stdio) and against `examples/conformance_server.rs` over Streamable HTTP (every
+//! select form, a default on every type, a 2026-07-28 input round). The client runs
+//! full-screen in a tmux pane, keys are sent with `tmux send-keys` as a person types
+//! them, and the screen is read back with `tmux capture-pane`: the proof that the form
+//! widget (`elicit::client::tui`) works in a real ratatui application on a real
+//! terminal, not only on ratatui's test backend.
 //!
 //! Each run gets a tmux server of its own (`-L`, a socket unique to the process and
 //! run, no configuration file), killed when the run ends ([`Tmux`]'s `Drop`). Every
 //! wait polls the screen and gives up after [`WAIT`], printing it. The client's stdout
 //! (one line per tool result) goes to a file, so the pane shows only the application.
-//! The server speaks protocol 2025-11-25 (`--protocol`), the version `mcp_server`
-//! supports over stdio.
 //!
 //! The screens a person saw are printed in the test output and saved under
 //! `target/screens/` (`tui_form_error.txt`, `tui_review.txt`, `tui_consent.txt`,
