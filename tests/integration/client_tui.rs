@@ -697,10 +697,16 @@ fn the_widget_draws_inside_its_area_only_and_keeps_the_focus_in_view() {
     let mut terminal = Terminal::new(TestBackend::new(70, 20)).expect("a test terminal");
     terminal
         .draw(|frame| {
+            // What the application drew before: `x` on blue everywhere.
             let whole = frame.area();
-            frame
-                .buffer_mut()
-                .set_style(whole, ratatui::style::Style::new().bg(Color::Blue));
+            for y in 0..whole.height {
+                frame.buffer_mut().set_string(
+                    0,
+                    y,
+                    "x".repeat(usize::from(whole.width)),
+                    ratatui::style::Style::new().bg(Color::Blue),
+                );
+            }
             let area = ratatui::layout::Rect::new(5, 3, 60, 12);
             frame.render_stateful_widget(FormView::new().theme(Theme::plain()), area, &mut state);
         })
@@ -710,7 +716,7 @@ fn the_widget_draws_inside_its_area_only_and_keeps_the_focus_in_view() {
         for x in 0..70u16 {
             let inside = (5..65).contains(&x) && (3..15).contains(&y);
             if !inside {
-                assert_eq!(buffer[(x, y)].symbol(), " ", "({x}, {y}) outside the area");
+                assert_eq!(buffer[(x, y)].symbol(), "x", "({x}, {y}) outside the area");
                 assert_eq!(
                     buffer[(x, y)].bg,
                     Color::Blue,
@@ -722,7 +728,10 @@ fn the_widget_draws_inside_its_area_only_and_keeps_the_focus_in_view() {
     let lines = lines_of(terminal.backend());
     let inner: Vec<String> = lines[3..15]
         .iter()
-        .map(|l| l.chars().skip(5).collect::<String>().trim_end().to_owned())
+        .map(|l| {
+            let inside: String = l.chars().skip(5).take(60).collect();
+            inside.trim_end().to_owned()
+        })
         .collect();
     assert_eq!(
         inner,

@@ -342,6 +342,7 @@ impl StatefulWidget for QuestionView {
                     .render(area, buf, &mut consent.state)
             }
             Question::Notice(text) => {
+                super::draw::clear(area, buf);
                 let mut body = Body::new(area.width);
                 body.wrapped(0, None, text, self.theme.text);
                 let footer = [Line::from(Span::styled("Press any key.", self.theme.muted))];

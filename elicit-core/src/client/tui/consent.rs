@@ -4,11 +4,10 @@
 
 use ratatui_core::buffer::Buffer;
 use ratatui_core::layout::Rect;
-use ratatui_core::style::Style;
 use ratatui_core::text::{Line, Span};
 use ratatui_core::widgets::StatefulWidget;
 
-use super::draw::{asks_line, buttons, draw_screen, Body, Header, Theme};
+use super::draw::{asks_line, buttons, clear, draw_screen, Body, Header, Theme};
 use super::text::{neutralise, wrap};
 use super::Key;
 use crate::client::{Consent, ConsentPrompt, Intro, UrlReview};
@@ -230,7 +229,7 @@ impl StatefulWidget for ConsentView {
 
     fn render(self, area: Rect, buf: &mut Buffer, state: &mut ConsentState) {
         let theme = &self.theme;
-        buf.set_style(area, Style::new());
+        clear(area, buf);
         let pinned = [asks_line(&state.header.agent, theme)];
         let mut body = Body::new(area.width);
         state.header.draw_message(&mut body, theme);

@@ -198,6 +198,15 @@ pub(crate) fn draw_screen(
     }
 }
 
+/// Blanks the symbols of `area` (its styles stay the application's): a question covers
+/// whatever was drawn there before.
+pub(crate) fn clear(area: Rect, buf: &mut Buffer) {
+    let blank = " ".repeat(usize::from(area.width));
+    for y in area.top()..area.bottom() {
+        buf.set_stringn(area.x, y, &blank, usize::from(area.width), Style::new());
+    }
+}
+
 /// A row of buttons, the focused one marked `▶` (and styled).
 pub(crate) fn buttons(labels: &[&str], focused: Option<usize>, theme: &Theme) -> Line<'static> {
     let mut spans = Vec::with_capacity(labels.len() * 2);

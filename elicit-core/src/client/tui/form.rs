@@ -2,12 +2,12 @@
 
 use ratatui_core::buffer::Buffer;
 use ratatui_core::layout::Rect;
-use ratatui_core::style::{Modifier, Style};
+use ratatui_core::style::Modifier;
 use ratatui_core::text::{Line, Span};
 use ratatui_core::widgets::StatefulWidget;
 use serde_json::Value;
 
-use super::draw::{asks_line, buttons, draw_screen, Body, Header, Theme};
+use super::draw::{asks_line, buttons, clear, draw_screen, Body, Header, Theme};
 use super::text::{hint, is_hiding, neutralise, neutralise_lines, problem_text, width};
 use super::Key;
 use crate::client::{FieldKind, FormAnswer, FormEngine, FormPrompt, Intro};
@@ -789,7 +789,7 @@ impl StatefulWidget for FormView {
 
     fn render(self, area: Rect, buf: &mut Buffer, state: &mut FormState) {
         let theme = &self.theme;
-        buf.set_style(area, Style::new());
+        clear(area, buf);
         let pinned = [asks_line(&state.header.agent, theme)];
         let mut body = Body::new(area.width);
         state.header.draw_message(&mut body, theme);
