@@ -13,7 +13,7 @@ use elicit::RequestedSchema;
 use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
 use ratatui::Terminal;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// The lines of the test terminal as a person reads them: each wide character once
 /// (ratatui's own view of the buffer), trailing blanks dropped.
@@ -929,4 +929,88 @@ fn every_size_of_area_is_drawn_without_panicking() {
     }
     // Too small to show everything: consent is not given.
     assert_eq!(consent.handle_key(Key::Char('y')), None);
+}
+
+// covers: F3, F4, K1
+#[test]
+fn optional_choices_are_left_empty_and_a_refused_submission_shows_each_problem() {
+    use elicit::client::{FormPrompt, Intro, StopSignal};
+    let schema = RequestedSchema::from_json_lenient(&json!({
+        "type": "object",
+        "properties": {
+            "ok": { "type": "boolean", "title": "OK", "default": true },
+            "size": { "type": "string", "enum": ["s", "m"], "default": "m" },
+            "code": { "type": "string", "title": "Code", "minLength": 2 }
+        }
+    }))
+    .expect("a valid schema");
+    let form =
+        FormEngine::new(&schema, AgentIdentity::new("bot"), "Optional things").expect("renderable");
+    // What the engine sends back when an answer it got did not validate: every
+    // problem beside its field, the focus on the first.
+    let problems = schema
+        .validate(&json!({ "code": "x" }))
+        .expect_err("too short");
+    let stop = StopSignal::new();
+    let prompt = FormPrompt {
+        intro: Intro {
+            agent: form.agent(),
+            message: form.message(),
+            scope: None,
+        },
+        form: &form,
+        problems: Some(&problems),
+        stop: &stop,
+    };
+    let mut state = FormState::from_prompt(&prompt);
+    assert_eq!(state.focused_field(), Some("code"));
+    assert_eq!(
+        state.problem("code"),
+        Some("is 1 character long; at least 2 required")
+    );
+    // The defaults taken back: "(leave empty)" on both optional lists.
+    press(&mut state, &[Key::BackTab, Key::BackTab]);
+    assert_eq!(state.focused_field(), Some("ok"));
+    press(&mut state, &[Key::Down, Key::Down, Key::Enter]);
+    press(&mut state, &[Key::Down, Key::Enter]);
+    assert_eq!(state.focused_field(), Some("code"));
+    let lines = screen(&mut state, 60, 24);
+    assert!(
+        lines.contains(&"    (•) (leave empty)".to_owned()),
+        "{lines:#?}"
+    );
+    press(&mut state, &[Key::Enter, Key::Enter]);
+    assert!(state.is_reviewing());
+    assert_eq!(
+        press(&mut state, &[Key::Enter]),
+        Some(FormAnswer::Submit(Map::new())),
+        "every optional field left empty: nothing in the content"
+    );
+}
+
+// covers: K2
+#[test]
+fn a_form_without_fields_opens_on_its_buttons() {
+    let schema = RequestedSchema::from_json_lenient(&json!({ "type": "object", "properties": {} }))
+        .expect("a valid schema");
+    let form =
+        FormEngine::new(&schema, AgentIdentity::new("bot"), "Just confirm").expect("renderable");
+    let mut state = FormState::new(form);
+    let lines = screen(&mut state, 50, 6);
+    assert_eq!(
+        lines,
+        [
+            "bot asks:",
+            "  Just confirm",
+            "",
+            "",
+            " ▶[ Review ]  [ Decline ]  [ Cancel ]",
+            "←→ buttons · Enter press · Shift-Tab fields · Ctrl",
+        ]
+    );
+    press(&mut state, &[Key::Enter]);
+    assert_eq!(
+        press(&mut state, &[Key::Enter]),
+        Some(FormAnswer::Submit(Map::new()))
+    );
 }
