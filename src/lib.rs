@@ -271,6 +271,7 @@
 //! | `agent-client-protocol` | no | the `agent_client_protocol` module: one call per elicitation on the official ACP SDK (Rust 1.88) |
 //! | `html` | no | `elicit::client::html`: a form as a self-contained HTML `<form>`, and the browser's urlencoded answer read back into validated content |
 //! | `axum` | no | `elicit::axum`: the agent's own secure page for URL-mode elicitations (a secret the user types outside the client), served with axum on loopback; with `agent-client-protocol`, `ask_secret` asks for it in one call |
+//! | `ratatui` | no | `elicit::client::tui`: a form widget and URL consent for full-screen terminal apps on ratatui 0.30, and an asker that hands them the engine's questions (Rust 1.88) |
 //! | `rmcp_3` | no | `elicit::rmcp`: one-call elicitation on the server peer of rmcp 3.x, the official Rust MCP SDK (needs Rust 1.88) |
 //!
 //! [Agent Client Protocol]: https://agentclientprotocol.com

@@ -153,6 +153,7 @@ pub fn build_example(name: &str) -> PathBuf {
         ("axum", cfg!(feature = "axum")),
         ("inquire", cfg!(feature = "inquire")),
         ("redis", cfg!(feature = "redis")),
+        ("ratatui", cfg!(feature = "ratatui")),
     ]
     .into_iter()
     .filter_map(|(feature, on)| on.then_some(feature))

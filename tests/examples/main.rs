@@ -16,4 +16,5 @@ mod mcp_server_http;
 mod mcp_server_ts;
 mod terminal_client;
 mod terminal_tmux;
+mod tui_tmux;
 mod url_secret_agent;

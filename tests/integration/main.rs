@@ -18,6 +18,7 @@ mod client_form;
 mod client_html;
 mod client_respond;
 mod client_tracker;
+mod client_tui;
 mod content_validate;
 mod derive_key_order;
 mod derive_proptest;

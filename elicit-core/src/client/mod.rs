@@ -10,6 +10,8 @@
 //! - `html` (feature `html`): a form as a self-contained HTML `<form>`, and the
 //!   browser's urlencoded answer read back into validated content.
 //! - `terminal` (feature `inquire`): an [`Asker`] for a person at a terminal.
+//! - `tui` (feature `ratatui`): a form widget and URL consent for full-screen terminal
+//!   applications on ratatui, and an [`Asker`] that hands them its questions.
 //! - [`Responder`]: all of the above in one call: a request in, the person asked
 //!   through an [`Asker`] (a terminal, a GUI, a web page, a [`ScriptedAsker`]), the
 //!   response or the JSON-RPC error out, under a [`ClientPolicy`] (deadline, never ask).
@@ -53,6 +55,9 @@ mod scripted;
 #[cfg_attr(docsrs, doc(cfg(feature = "inquire")))]
 pub mod terminal;
 mod tracker;
+#[cfg(feature = "ratatui")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ratatui")))]
+pub mod tui;
 #[cfg(feature = "url")]
 mod url_review;
 
