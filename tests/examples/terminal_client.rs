@@ -379,7 +379,8 @@ fn requests_that_cannot_be_honoured_are_refused_and_said_so() {
 #[test]
 fn agent_texts_are_shown_as_plain_text() {
     // An escape sequence that would clear the screen, a line break that would fake a
-    // line of the dialog, and a right-to-left override that would reverse a label.
+    // line of the dialog (collapsed into a space), and a right-to-left override that
+    // would reverse a label.
     let params = json!({
         "mode": "form", "sessionId": "s1",
         "message": "Hello\u{1b}[2J\nReady to send.",
@@ -408,6 +409,6 @@ fn agent_texts_are_shown_as_plain_text() {
     );
     assert_shown(
         &run,
-        &["asks: Hello<U+001B>[2J<U+000A>Ready to send.", "O<U+202E>K"],
+        &["asks: Hello<U+001B>[2J Ready to send.\n", "O<U+202E>K"],
     );
 }
