@@ -16,10 +16,15 @@
 //! - the current answer (a declared default at first) shown and kept on Enter
 //!   ([F4](crate::rules#f4)); an optional field left empty: Enter on an empty text, or
 //!   on "(leave empty)", where the cursor of an optional list without an answer starts;
-//! - Esc or Ctrl-C dismiss the request (`cancel`); `:decline` in a text prompt, or the
-//!   last entry of a list, refuses it (`decline`); `:back` returns to the previous
-//!   field ([K1](crate::rules#k1), [R1](crate::rules#r1)); either way a line says what
-//!   the agent is told (inquire leaves a prompt interrupted by Ctrl-C as it was drawn);
+//! - Esc, in every prompt (field, review, URL consent), asks what to do: back to the
+//!   question, decline the request, or cancel it; Esc again, or Ctrl-C anywhere,
+//!   cancels at once. `:decline` in a text prompt, or the last entry of a list where
+//!   one entry is picked (a boolean, a single select), declines too; a multi select
+//!   has no such entry, since a checkbox is checked together with answers (found:
+//!   "(decline this request)" checked with "vegan" declined a filled form). `:back`
+//!   returns to the previous field ([K1](crate::rules#k1), [R1](crate::rules#r1)).
+//!   Either way a line says what the agent is told (inquire leaves a prompt
+//!   interrupted by Ctrl-C as it was drawn);
 //! - the review, with Send / Edit a field / Decline / Cancel ([K2](crate::rules#k2));
 //! - URL consent: the full URL, the registrable domain emphasised, every warning above
 //!   the question, and consent only by an explicit `y`
@@ -177,8 +182,8 @@ impl TerminalAsker {
             }
             let _ = write!(
                 header,
-                "\nEsc: decline or cancel this request (or go back to the question); Ctrl-C \
-                 cancels it at once. In a text field, {DECLINE_COMMAND} declines too."
+                "\nEsc: decline or cancel this request, or go back to the question.\
+                 \nCtrl-C cancels at once; in a text field, {DECLINE_COMMAND} declines too."
             );
         }
         self.say(&header);
