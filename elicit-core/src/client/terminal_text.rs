@@ -171,11 +171,8 @@ impl Plain {
             }
             let width = piece.chars().count();
             if shown + width > max_chars {
-                let left = text[index..]
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .count()
-                    .max(1);
+                // The cut is always at a visible character, so at least one is left.
+                let left = text[index..].chars().filter(|c| !c.is_whitespace()).count();
                 let _ = write!(
                     out,
                     "… ({left} more character{} not shown)",
@@ -533,6 +530,48 @@ mod tests {
             "{line}"
         );
         assert!(line.chars().count() < MAX_NAME_CHARS + MAX_MESSAGE_CHARS + 150);
+    }
+
+    // covers: K1, K4
+    #[test]
+    fn every_scope_is_shown_bounded() {
+        let agent = AgentIdentity::new("bot").with_version("1.0");
+        let intro = |scope: Option<&Scope>| {
+            intro_line(&Intro {
+                agent: &agent,
+                message: "Go?",
+                scope,
+            })
+        };
+        assert_eq!(intro(None), "bot 1.0 asks: Go?");
+        assert_eq!(
+            intro(Some(&Scope::session("s\u{1b}1"))),
+            "bot 1.0 asks: Go? (session s<U+001B>1)"
+        );
+        let request = Scope::Request {
+            request_id: serde_json::from_value(serde_json::json!("r\u{202e}7"))
+                .expect("a request id"),
+        };
+        assert_eq!(
+            intro(Some(&request)),
+            "bot 1.0 asks: Go? (before any session: request \"r<U+202E>7\")"
+        );
+    }
+
+    // covers: S5
+    #[test]
+    fn what_shows_as_itself() {
+        for c in ['a', 'é', ' ', '東', '✅', '-', '"'] {
+            assert!(shows_as_itself(c), "{c:?}");
+        }
+        for c in [
+            '\u{1b}', '\u{9b}', '\u{7f}', '\t', '\n', '\u{a0}', '\u{2028}', '\u{202e}',
+        ]
+        .into_iter()
+        .chain(['\u{200b}', '\u{e0041}', '\u{fe0f}', TRUSTED_MARK])
+        {
+            assert!(!shows_as_itself(c), "{c:?}");
+        }
     }
 
     // covers: S2, S4, K3
