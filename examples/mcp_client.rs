@@ -536,7 +536,7 @@ impl Asker for LineAsker {
             // before any question; S4: the site and every warning, on lines marked as
             // this client's, which the agent's text cannot imitate or push away.
             eprintln!("\n{}", intro_line(&prompt.intro));
-            eprintln!("{}", url_consent(review, false));
+            eprintln!("{}", url_consent(review, false, None));
             match self
                 .lines
                 .prompt("open it in your browser yourself? (yes/no/cancel) ")

@@ -256,7 +256,7 @@ impl<R: BufRead + Send> Asker for LineAsker<R> {
         // S2: the full URL; S4, K3: the registrable domain in brackets; S4: every
         // warning, all before the question, on lines marked as the client's that the
         // agent's message (above, bounded, on one line) cannot imitate.
-        self.say(url_consent(review, false));
+        self.say(url_consent(review, false, None));
         let consent = loop {
             let Some(line) = self.ask("Open this page? yes, no or cancel > ") else {
                 break Consent::Cancel;

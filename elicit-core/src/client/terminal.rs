@@ -353,7 +353,7 @@ impl Asker for TerminalAsker {
         // S4: every warning, all before the question, on lines marked as this
         // client's, which the agent's message (bounded, on one line, above them)
         // cannot imitate or push away.
-        self.say(url_consent(review, styled));
+        self.say(url_consent(review, styled, terminal_columns()));
         let url = verbatim(review.full_url()).to_string();
         let stop = prompt.stop;
         let consent = run_blocking(stop, Consent::Cancel, move || {
@@ -393,6 +393,19 @@ impl Asker for TerminalAsker {
         self.last_intro = None;
         self.say(bounded(notice, MAX_MESSAGE_CHARS));
     }
+}
+
+/// The width of the terminal, when there is one to ask, so that the lines of a URL
+/// consent are cut to fit and every piece keeps its mark.
+#[cfg(feature = "url")]
+fn terminal_columns() -> Option<usize> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    crossterm::terminal::size()
+        .ok()
+        .map(|(columns, _)| usize::from(columns))
+        .filter(|&columns| columns > 0)
 }
 
 /// inquire's look: its colours only when this asker is styled (inquire alone looks

@@ -281,12 +281,17 @@ pub fn intro_line(intro: &Intro<'_>) -> String {
 /// question, so that the agent's message, bounded and on one line, comes first and can
 /// neither imitate them (it cannot contain the mark) nor push them off the screen.
 ///
+/// `columns` is the terminal's width when the caller knows it: a longer line (a long
+/// address, a warning) is then cut into pieces that fit, each one marked, so that every
+/// line of the block on the screen starts with the mark. Without it, the terminal wraps
+/// a long line itself and its continuation is not marked.
+///
 /// ```
 /// use elicit_core::client::terminal_text::url_consent;
 /// use elicit_core::client::UrlReview;
 /// let review = UrlReview::new("https://login.example.com/connect")?;
 /// assert_eq!(
-///     url_consent(&review, false),
+///     url_consent(&review, false, None),
 ///     "┃ The agent asks you to open a web page.\n\
 ///      ┃ Address: https://login.example.com/connect\n\
 ///      ┃ Site:    login.[example.com]\n\
@@ -297,7 +302,7 @@ pub fn intro_line(intro: &Intro<'_>) -> String {
 /// # Ok::<(), elicit_core::client::UrlError>(())
 /// ```
 #[cfg(feature = "url")]
-pub fn url_consent(review: &super::UrlReview, styled: bool) -> String {
+pub fn url_consent(review: &super::UrlReview, styled: bool, columns: Option<usize>) -> String {
     let mut lines = vec![
         "The agent asks you to open a web page.".to_owned(),
         format!("Address: {}", verbatim(review.full_url())),
@@ -329,14 +334,52 @@ pub fn url_consent(review: &super::UrlReview, styled: bool) -> String {
         "above in your own browser. Nothing you do there comes back through this client."
             .to_owned(),
     );
+    // The mark and its space take two columns; below 22 columns nothing reads well, so
+    // the pieces stay at least 20 characters wide.
+    let width = columns.map(|columns| columns.saturating_sub(2).max(20));
     let mut block = String::new();
-    for (i, line) in lines.iter().enumerate() {
-        if i > 0 {
-            block.push('\n');
+    for line in &lines {
+        for piece in pieces(line, width) {
+            if !block.is_empty() {
+                block.push('\n');
+            }
+            let _ = write!(block, "{TRUSTED_MARK} {piece}");
         }
-        let _ = write!(block, "{TRUSTED_MARK} {line}");
     }
     block
+}
+
+/// `line` cut every `width` characters (the client's own SGR sequences copied without
+/// being counted), or whole without a width.
+#[cfg(feature = "url")]
+fn pieces(line: &str, width: Option<usize>) -> Vec<String> {
+    let Some(width) = width else {
+        return vec![line.to_owned()];
+    };
+    let mut pieces = Vec::new();
+    let mut piece = String::new();
+    let mut count = 0;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            piece.push(c);
+            for d in chars.by_ref() {
+                piece.push(d);
+                if d == 'm' {
+                    break;
+                }
+            }
+            continue;
+        }
+        if count == width {
+            pieces.push(std::mem::take(&mut piece));
+            count = 0;
+        }
+        piece.push(c);
+        count += 1;
+    }
+    pieces.push(piece);
+    pieces
 }
 
 /// The host split before its registrable domain, to emphasise the domain
@@ -580,7 +623,7 @@ mod tests {
     fn the_consent_block_marks_every_line() {
         let review = crate::client::UrlReview::new("https://login.xn--80ak6aa92e.com/connect")
             .expect("reviewable");
-        let block = url_consent(&review, false);
+        let block = url_consent(&review, false, None);
         for line in block.lines() {
             assert!(line.starts_with("┃ "), "{block}");
         }
@@ -588,11 +631,30 @@ mod tests {
         assert!(block.contains(
             "┃ Site:    login.[аррӏе.com] (written login.xn--80ak6aa92e.com)\n┃ Warnings:\n┃ ! "
         ));
-        let styled = url_consent(&review, true);
+        let styled = url_consent(&review, true, None);
         assert!(
             styled.contains("login.\u{1b}[1;4m[аррӏе.com]\u{1b}[0m"),
             "{styled}"
         );
+        // At a known width every piece of every line is marked and fits.
+        for columns in [30, 60, 100] {
+            let narrow = url_consent(&review, true, Some(columns));
+            for line in narrow.lines() {
+                assert!(line.starts_with("┃ "), "{narrow}");
+                let visible = line.replace("\u{1b}[1;4m", "").replace("\u{1b}[0m", "");
+                assert!(visible.chars().count() <= columns, "{columns}: {line}");
+            }
+            let joined: String = narrow.lines().map(|l| l.trim_start_matches("┃ ")).collect();
+            let whole: String = styled.lines().map(|l| l.trim_start_matches("┃ ")).collect();
+            assert_eq!(joined, whole, "nothing lost or added at {columns}");
+        }
+        assert_eq!(pieces("abcdef", Some(2)), ["ab", "cd", "ef"]);
+        assert_eq!(pieces("ab\u{1b}[1mcd", Some(2)), ["ab\u{1b}[1m", "cd"]);
+        assert_eq!(pieces("", Some(5)), [""]);
+        // Below 22 columns the pieces stay 20 wide.
+        let tiny = url_consent(&review, false, Some(3));
+        assert!(tiny.lines().all(|l| l.chars().count() <= 22), "{tiny}");
+        assert!(tiny.lines().any(|l| l.chars().count() == 22), "{tiny}");
         assert_eq!(
             host_parts("paypa1.com.example-login.com", Some("example-login.com")),
             ("paypa1.com.", "example-login.com")
