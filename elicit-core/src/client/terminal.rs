@@ -42,7 +42,7 @@
 //! acting or hiding, white space and line breaks in prose collapse to one space, the
 //! message and descriptions are bounded ([S5](crate::rules#s5)); the lines of a URL
 //! consent that this asker vouches for start with a mark agent text never contains
-//! ([`url_consent`](super::terminal_text::url_consent)).
+//! ([`url_consent`]).
 //!
 //! inquire is synchronous: each prompt runs on a thread of its own and hands its answer
 //! back through a one-shot channel, so the asker's futures are `Send`. When the
@@ -935,7 +935,7 @@ fn text_answer(typed: &str, current: Option<&str>) -> FieldAnswer {
 /// What a field takes, in words, for a help line: its kind, format and bounds
 /// ("a whole number from 0 to 5", "an email address", "any of the options, from 1 to 2
 /// of them"). Agent text in it (a `pattern`) is not neutralised: show it through
-/// [`plain`](super::terminal_text::plain).
+/// [`plain`].
 pub fn field_hint(field: &FormField<'_>) -> String {
     use crate::schema::PropertyKind;
     let property = field.property();
