@@ -575,6 +575,95 @@ mod tests {
         assert!(line.chars().count() < MAX_NAME_CHARS + MAX_MESSAGE_CHARS + 150);
     }
 
+    /// Whether `text` could act on or hide from a terminal: a character that does not
+    /// show as itself, except one U+FE0F after another character.
+    fn unsafe_at(text: &str) -> Option<char> {
+        let mut previous = None;
+        for c in text.chars() {
+            let allowed = c == '\u{FE0F}' && previous.is_some_and(|p| p != '\u{FE0F}');
+            if !shows_as_itself(c) && !allowed {
+                return Some(c);
+            }
+            previous = Some(c);
+        }
+        None
+    }
+
+    // covers: S5, K4
+    #[test]
+    fn random_hostile_text_never_reaches_the_terminal() {
+        // Every class of character, mixed at random (xorshift, fixed seed: the same
+        // 10,000 texts each run).
+        let alphabet: Vec<char> = "aZ9 .-:[]<>+U\u{e9}\u{6771}\u{2705}\u{26a0}"
+            .chars()
+            .chain([
+                '\u{0}', '\u{7}', '\u{8}', '\t', '\n', '\r', '\u{b}', '\u{c}', '\u{1b}',
+            ])
+            .chain([
+                '\u{7f}', '\u{85}', '\u{9b}', '\u{9c}', '\u{9d}', '\u{a0}', '\u{ad}',
+            ])
+            .chain([
+                '\u{200b}', '\u{200d}', '\u{200e}', '\u{2028}', '\u{2029}', '\u{202e}',
+            ])
+            .chain([
+                '\u{2066}',
+                '\u{3000}',
+                '\u{fe0f}',
+                '\u{feff}',
+                '\u{e0041}',
+                '\u{e0100}',
+            ])
+            .chain(['\u{2502}', TRUSTED_MARK, '\u{2588}'])
+            .collect();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..10_000 {
+            let len = (next() % 40) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let prose = plain(&text).to_string();
+            assert_eq!(unsafe_at(&prose), None, "{text:?} -> {prose:?}");
+            assert!(
+                !prose.contains("  ") && prose.trim() == prose,
+                "{text:?} -> {prose:?}"
+            );
+            let value = verbatim(&text).to_string();
+            assert_eq!(unsafe_at(&value), None, "{text:?} -> {value:?}");
+            // Nothing but the escapes is added: the same text once they are read back
+            // (unless the text itself spells an escape).
+            if !text.contains("<U+") {
+                let mut read_back = String::new();
+                let mut rest = value.as_str();
+                while let Some(at) = rest.find("<U+") {
+                    read_back.push_str(&rest[..at]);
+                    let end = rest[at..].find('>').expect("an escape ends") + at;
+                    let code = u32::from_str_radix(&rest[at + 3..end], 16).expect("hex");
+                    read_back.push(char::from_u32(code).expect("a char"));
+                    rest = &rest[end + 1..];
+                }
+                read_back.push_str(rest);
+                assert_eq!(read_back, text);
+            }
+            let max = (next() % 30) as usize;
+            let short = bounded(&text, max).to_string();
+            assert_eq!(unsafe_at(&short), None, "{text:?} -> {short:?}");
+            match short.split_once("… (") {
+                Some((kept, note)) if short != prose => {
+                    assert!(kept.chars().count() <= max, "{max}: {short:?}");
+                    assert!(prose.starts_with(kept), "{prose:?} / {short:?}");
+                    assert!(note.ends_with(" not shown)"), "{short:?}");
+                }
+                _ => assert_eq!(short, prose, "{max}: {text:?}"),
+            }
+        }
+    }
+
     // covers: K1, K4
     #[test]
     fn every_scope_is_shown_bounded() {
