@@ -842,6 +842,19 @@ fn a_hostile_agent_cannot_hide_or_imitate_the_consent_at_the_terminal_asker() {
     );
     assert_consent_survives(&tmux, "? Open this page?");
     assert_in(&tmux.history(), &["evil<U+001B>]0;PWNED<U+0007> asks: "]);
+    // The asker knows the terminal's width: every screen line of the block is marked,
+    // a wrapped warning's continuation too.
+    let screen = tmux.screen();
+    let block =
+        &screen[position(&screen, "┃ The agent asks")..position(&screen, "? Open this page?")];
+    assert!(
+        block.lines().all(|line| line.starts_with("┃ ")),
+        "an unmarked line in the block:\n{screen}"
+    );
+    assert!(
+        block.lines().any(|line| line.starts_with("┃ e.com`)")),
+        "the long warning was cut at 100 columns:\n{screen}"
+    );
     tmux.type_text("n");
     tmux.keys(&["Enter"]);
     assert_eq!(tmux.answer(), json!({ "action": "decline" }));
