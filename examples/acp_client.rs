@@ -14,7 +14,8 @@
 //! on inquire): the agent's name and message first, the fields in the agent's order
 //! with their defaults, a review before sending, decline and cancel at every question,
 //! a URL shown in full with its domain before consent; `elicitation/complete` is
-//! reported once.
+//! reported once. Every text the agent chose (its name, its messages, its answer) is
+//! printed through elicit's `client::terminal_text`, so none of it acts on the terminal.
 //!
 //! `--accept-defaults`: nothing waits for a person. A form whose required fields all
 //! have defaults is accepted with exactly the defaults; any other form, and every URL
@@ -37,6 +38,7 @@ use agent_client_protocol::v1::{ConnectionTo, SessionSetup};
 use agent_client_protocol::{Agent, Client, Lines};
 use elicit::agent_client_protocol::client::ElicitClient;
 use elicit::client::terminal::TerminalAsker;
+use elicit::client::terminal_text::{bounded, plain, verbatim, MAX_NAME_CHARS};
 use elicit::client::{Asker, ClientPolicy, ScriptedAsker};
 use futures::{Sink, Stream};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -87,9 +89,15 @@ async fn main() {
         }
     };
     match run(args).await {
-        Ok(text) => println!("{text}"),
+        Ok(text) => {
+            // The agent's answer, line by line, through elicit's neutraliser: no escape
+            // sequence, bidi or invisible character reaches the terminal as itself.
+            for line in text.lines() {
+                println!("{}", verbatim(line));
+            }
+        }
         Err(message) => {
-            eprintln!("acp_client: {message}");
+            eprintln!("acp_client: {}", plain(message));
             std::process::exit(1);
         }
     }
@@ -129,7 +137,11 @@ async fn run(args: Args) -> Result<String, String> {
             );
             let response = elicit.initialize(&cx, request).await?;
             if let Some(agent) = &response.agent_info {
-                eprintln!("connected to {} {}", agent.name, agent.version);
+                eprintln!(
+                    "connected to {} {}",
+                    bounded(&agent.name, MAX_NAME_CHARS),
+                    bounded(&agent.version, MAX_NAME_CHARS)
+                );
             }
             cx.build_session_cwd()?
                 .block_task()

@@ -26,13 +26,23 @@
 //! `TerminalAsker` (lists, checklists, validation at entry); else by a small
 //! line-based asker reading one answer per line, typed or piped. The dialog goes to
 //! stderr; every tool result to stdout.
+//!
+//! Everything the server chose (its name, tool names and descriptions, each
+//! elicitation's message, labels, options, problems) is printed through elicit's
+//! `client::terminal_text`, so no escape sequence reaches the terminal and a URL's
+//! address, site and warnings are drawn on lines the server's text cannot imitate; a
+//! tool result is printed as JSON with every such character escaped (`\u001b`).
 
 use std::io::{BufRead, Write};
 use std::process::Stdio;
 
+use elicit::client::terminal_text::{
+    bounded, intro_line, plain, shows_as_itself, url_consent, verbatim, MAX_MESSAGE_CHARS,
+    MAX_NAME_CHARS,
+};
 use elicit::client::{
-    AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer, FieldKind, FieldPrompt, Notice,
-    ReviewChoice, ReviewPrompt, ScriptedAsker,
+    readable_label, AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer, FieldKind, FieldPrompt,
+    Notice, ReviewChoice, ReviewPrompt, ScriptedAsker,
 };
 use elicit::rmcp::client::{ElicitClient, RawTap};
 use rmcp::model::{CallToolRequestParams, ProtocolVersion, Tool};
@@ -115,7 +125,8 @@ async fn main() {
         }
     };
     if let Err(message) = run(args).await {
-        eprintln!("mcp_client: {message}");
+        // The message may quote the server: neutralised like every text it chose.
+        eprintln!("mcp_client: {}", plain(message));
         std::process::exit(1);
     }
 }
@@ -159,7 +170,11 @@ async fn run(args: Args) -> Result<(), String> {
             .server_info
             .as_ref()
             .map_or("a server without serverInfo", |i| i.name.as_str());
-        eprintln!("connected to {server} (protocol {})", info.protocol_version);
+        eprintln!(
+            "connected to {} (protocol {})",
+            bounded(server, MAX_NAME_CHARS),
+            bounded(&info.protocol_version, MAX_NAME_CHARS)
+        );
     }
     let tools = client
         .list_all_tools()
@@ -190,11 +205,15 @@ async fn run(args: Args) -> Result<(), String> {
         match client.call_tool(params).await {
             Ok(result) => {
                 let json = serde_json::to_string(&result).unwrap_or_default();
-                println!("{name}: {json}");
+                println!("{}: {}", verbatim(&name), escaped_json(&json));
             }
             Err(error) => {
                 failed = true;
-                println!("{name}: error: {error}");
+                println!(
+                    "{}: error: {}",
+                    verbatim(&name),
+                    bounded(error, MAX_MESSAGE_CHARS)
+                );
             }
         }
     }
@@ -266,6 +285,25 @@ async fn connect(
     }
 }
 
+/// Compact JSON with every character a terminal must not receive as itself (C1
+/// controls, DEL, bidirectional and invisible characters; serde_json escapes C0 already)
+/// written as a JSON escape: the same value for a program reading it, nothing that acts
+/// at a terminal.
+fn escaped_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if shows_as_itself(c) {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
+}
+
 fn has_required_argument(tool: &Tool) -> bool {
     tool.input_schema
         .get("required")
@@ -282,7 +320,12 @@ async fn pick_tool(
     }
     for (n, tool) in tools.iter().enumerate() {
         let about = tool.description.as_deref().unwrap_or("");
-        eprintln!("  {}. {} {}", n + 1, tool.name, about);
+        eprintln!(
+            "  {}. {} {}",
+            n + 1,
+            bounded(&tool.name, MAX_NAME_CHARS),
+            bounded(about, MAX_MESSAGE_CHARS)
+        );
     }
     let Some(choice) = lines.prompt("tool (number or name, empty to quit): ").await else {
         return Ok(None);
@@ -387,29 +430,34 @@ impl Asker for LineAsker {
     fn ask_field<'a>(&'a mut self, prompt: FieldPrompt<'a>) -> AskFuture<'a, FieldAnswer> {
         Box::pin(async move {
             if prompt.position == 0 && prompt.problem.is_none() {
-                eprintln!("\n{}", prompt.intro);
+                eprintln!("\n{}", intro_line(&prompt.intro));
                 eprintln!("(Enter keeps [the value shown]; :clear, :back, :decline, :cancel)");
             }
             let field = prompt.field;
             if let Some(problem) = prompt.problem {
-                eprintln!("  ! {problem}");
+                eprintln!("  ! {}", bounded(problem, MAX_MESSAGE_CHARS));
             }
             if let Some(description) = field.description() {
-                eprintln!("  {description}");
+                eprintln!("  {}", bounded(description, MAX_MESSAGE_CHARS));
             }
             let options = field.options();
             for (n, choice) in options.iter().enumerate() {
                 let about = choice
                     .description
-                    .map(|d| format!(" - {d}"))
+                    .map(|d| format!(" - {}", bounded(d, MAX_MESSAGE_CHARS)))
                     .unwrap_or_default();
-                eprintln!("    {}. {}{about}", n + 1, choice.label);
+                eprintln!(
+                    "    {}. {}{about}",
+                    n + 1,
+                    bounded(choice.label, MAX_NAME_CHARS)
+                );
             }
-            let shown = field.display_value().unwrap_or_default();
+            let shown = verbatim(field.display_value().unwrap_or_default());
             let required = if field.is_required() { "*" } else { "" };
+            let label = bounded(readable_label(field.name(), field.label()), MAX_NAME_CHARS);
             let line = match self
                 .lines
-                .prompt(&format!("  {}{required} [{shown}]: ", field.label()))
+                .prompt(&format!("  {label}{required} [{shown}]: "))
                 .await
             {
                 Some(line) => line,
@@ -447,11 +495,17 @@ impl Asker for LineAsker {
         Box::pin(async move {
             eprintln!("\nReview:");
             for entry in prompt.review.entries() {
-                let shown = entry.shown.as_deref().unwrap_or("(empty)");
-                eprintln!("  {} ({}): {shown}", entry.label, entry.name);
+                let shown = verbatim(entry.shown.as_deref().unwrap_or("(empty)"));
+                eprintln!(
+                    "  {} ({}): {shown}",
+                    bounded(readable_label(&entry.name, &entry.label), MAX_NAME_CHARS),
+                    bounded(&entry.name, MAX_NAME_CHARS)
+                );
             }
             if let Some(problems) = prompt.review.problems() {
-                eprintln!("  ! {problems}");
+                for line in problems.to_string().lines() {
+                    eprintln!("  ! {}", bounded(line.trim_start(), MAX_MESSAGE_CHARS));
+                }
             }
             loop {
                 let Some(line) = self
@@ -478,16 +532,11 @@ impl Asker for LineAsker {
     fn consent<'a>(&'a mut self, prompt: ConsentPrompt<'a>) -> AskFuture<'a, Consent> {
         Box::pin(async move {
             let review = prompt.review;
-            eprintln!("\n{}", prompt.intro);
-            // S2: the full URL before any question; S4: the site and every warning.
-            eprintln!("  URL:  {}", review.full_url());
-            eprintln!(
-                "  site: {}",
-                review.registrable_domain().unwrap_or(review.host_unicode())
-            );
-            for warning in review.warnings() {
-                eprintln!("  ! {warning}");
-            }
+            // K1, K4: who asks and why, bounded and on one line; then S2: the full URL
+            // before any question; S4: the site and every warning, on lines marked as
+            // this client's, which the agent's text cannot imitate or push away.
+            eprintln!("\n{}", intro_line(&prompt.intro));
+            eprintln!("{}", url_consent(review, false, None));
             match self
                 .lines
                 .prompt("open it in your browser yourself? (yes/no/cancel) ")
@@ -503,6 +552,6 @@ impl Asker for LineAsker {
     }
 
     fn notice(&mut self, notice: &Notice) {
-        eprintln!("note: {notice}");
+        eprintln!("note: {}", bounded(notice, MAX_MESSAGE_CHARS));
     }
 }

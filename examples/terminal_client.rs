@@ -20,8 +20,10 @@
 //! Enter with the engine's reason (F3); booleans and selects as lists, multi selects as
 //! checklists (Space toggles) whose item counts are checked the same way; the current
 //! answer, a declared default at first, kept on Enter (F4); a review before sending
-//! (K2). Esc or Ctrl-C cancels the request; `:decline` in a text prompt, or the last
-//! entry of a list, declines it (K1, R1). A URL request shows the full address, the
+//! (K2). Esc offers to decline or cancel the request (or to go back to the question),
+//! Ctrl-C cancels it at once; `:decline` in a text prompt, or the last entry of a list
+//! where one entry is picked, declines it too; a multi select has no decline checkbox
+//! (K1, R1). A URL request shows the full address, the
 //! registrable domain emphasised and every warning above the question; only an
 //! explicit `y` consents, and this client never opens the page itself (S2–S4, K3).
 //!
@@ -49,10 +51,13 @@ use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use elicit::client::terminal::{field_hint, plain, TerminalAsker};
+use elicit::client::terminal::{field_hint, TerminalAsker};
+use elicit::client::terminal_text::{
+    bounded, intro_line, url_consent, verbatim, MAX_MESSAGE_CHARS, MAX_NAME_CHARS,
+};
 use elicit::client::{
-    AgentIdentity, AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer, FieldKind, FieldPrompt,
-    FormField, Notice, Responder, ReviewChoice, ReviewPrompt,
+    readable_label, AgentIdentity, AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer,
+    FieldKind, FieldPrompt, FormField, Intro, Notice, Responder, ReviewChoice, ReviewPrompt,
 };
 use serde_json::{json, Value};
 
@@ -123,8 +128,9 @@ impl<R: BufRead + Send> LineAsker<R> {
     }
 
     /// K1, K4: who asks and why, once, before any question; `true` the first time.
-    fn introduce(&mut self, intro: &impl std::fmt::Display) -> bool {
-        let intro = plain(intro).to_string();
+    /// Every agent text this asker prints goes through elicit's `terminal_text`.
+    fn introduce(&mut self, intro: &Intro<'_>) -> bool {
+        let intro = intro_line(intro);
         if self.introduced.as_deref() == Some(intro.as_str()) {
             return false;
         }
@@ -153,7 +159,7 @@ impl<R: BufRead + Send> LineAsker<R> {
                 continue;
             }
             // A person's typing is echoed by the terminal; a script's is not.
-            let _ = writeln!(stderr, "{}", plain(answer));
+            let _ = writeln!(stderr, "{}", verbatim(answer));
             return Some(answer.to_owned());
         }
     }
@@ -175,10 +181,10 @@ impl<R: BufRead + Send> Asker for LineAsker<R> {
         }
         if let Some(problem) = prompt.problem {
             // F3: why the last answer was refused, then the field again.
-            self.say(format_args!("  ! {}", plain(problem)));
+            self.say(format_args!("  ! {}", bounded(problem, MAX_MESSAGE_CHARS)));
         }
         let shown = match field.display_value() {
-            Some(shown) => format!("  [{}] > ", plain(shown)),
+            Some(shown) => format!("  [{}] > ", verbatim(shown)),
             None => "  > ".to_owned(),
         };
         let answer = match self.ask(&shown) {
@@ -205,8 +211,8 @@ impl<R: BufRead + Send> Asker for LineAsker<R> {
             let shown = entry.shown.as_deref().unwrap_or("(no answer)");
             self.say(format_args!(
                 "  {}{marker}: {}",
-                plain(&entry.label),
-                plain(shown)
+                bounded(readable_label(&entry.name, &entry.label), MAX_NAME_CHARS),
+                verbatim(shown)
             ));
         }
         match review.problems() {
@@ -214,7 +220,10 @@ impl<R: BufRead + Send> Asker for LineAsker<R> {
             Some(problems) => {
                 self.say("Not ready:");
                 for line in problems.to_string().lines() {
-                    self.say(format_args!("  ! {}", plain(line.trim_start())));
+                    self.say(format_args!(
+                        "  ! {}",
+                        bounded(line.trim_start(), MAX_MESSAGE_CHARS)
+                    ));
                 }
             }
         }
@@ -230,7 +239,7 @@ impl<R: BufRead + Send> Asker for LineAsker<R> {
                     Some(name) => break ReviewChoice::Edit(name),
                     None => self.say(format_args!(
                         "  ! the form has no field {:?}",
-                        plain(argument.trim())
+                        bounded(argument.trim(), MAX_NAME_CHARS)
                     )),
                 },
                 "decline" | ":decline" => break ReviewChoice::Decline,
@@ -245,39 +254,9 @@ impl<R: BufRead + Send> Asker for LineAsker<R> {
         self.introduce(&prompt.intro);
         let review = prompt.review;
         // S2: the full URL; S4, K3: the registrable domain in brackets; S4: every
-        // warning, all before the question.
-        self.say(format_args!(
-            "The agent asks you to open a web page.\n  Address: {}",
-            plain(review.full_url())
-        ));
-        let host = review.host_unicode();
-        let site = match review
-            .registrable_domain()
-            .and_then(|domain| Some((host.strip_suffix(domain)?, domain)))
-        {
-            Some((subdomains, domain)) => format!("{}[{}]", plain(subdomains), plain(domain)),
-            None => plain(host).to_string(),
-        };
-        if host == review.host_ascii() {
-            self.say(format_args!("  Site:    {site}"));
-        } else {
-            self.say(format_args!(
-                "  Site:    {site} (written {})",
-                plain(review.host_ascii())
-            ));
-        }
-        if review.warnings().is_empty() {
-            self.say("  No warnings.");
-        } else {
-            self.say("  Warnings:");
-            for warning in review.warnings() {
-                self.say(format_args!("  ! {}", plain(warning)));
-            }
-        }
-        self.say(
-            "This client does not open the page itself: if you agree, open the address above \
-             in your own browser. Nothing you do there comes back through this client.",
-        );
+        // warning, all before the question, on lines marked as the client's that the
+        // agent's message (above, bounded, on one line) cannot imitate.
+        self.say(url_consent(review, false, None));
         let consent = loop {
             let Some(line) = self.ask("Open this page? yes, no or cancel > ") else {
                 break Consent::Cancel;
@@ -287,7 +266,7 @@ impl<R: BufRead + Send> Asker for LineAsker<R> {
                 "yes" | "y" => {
                     self.say(format_args!(
                         "Consented. Open {} in your browser.",
-                        plain(review.full_url())
+                        verbatim(review.full_url())
                     ));
                     break Consent::Open;
                 }
@@ -300,7 +279,7 @@ impl<R: BufRead + Send> Asker for LineAsker<R> {
     }
 
     fn notice(&mut self, notice: &Notice) {
-        self.say(format_args!("{}", plain(notice)));
+        self.say(bounded(notice, MAX_MESSAGE_CHARS));
     }
 }
 
@@ -313,22 +292,29 @@ where
     let mut line = format!(
         "\n[{}/{count}] {}{marker}",
         position + 1,
-        plain(field.label())
+        bounded(readable_label(field.name(), field.label()), MAX_NAME_CHARS)
     );
     if let Some(description) = field.description() {
-        line += &format!(" — {}", plain(description));
+        line += &format!(" — {}", bounded(description, MAX_MESSAGE_CHARS));
     }
     asker.say(line);
-    asker.say(format_args!("  {}", plain(field_hint(field))));
+    asker.say(format_args!(
+        "  {}",
+        bounded(field_hint(field), MAX_MESSAGE_CHARS)
+    ));
     for (number, choice) in field.options().iter().enumerate() {
         match choice.description {
             Some(description) => asker.say(format_args!(
                 "    {}. {} — {}",
                 number + 1,
-                plain(choice.label),
-                plain(description)
+                bounded(choice.label, MAX_NAME_CHARS),
+                bounded(description, MAX_MESSAGE_CHARS)
             )),
-            None => asker.say(format_args!("    {}. {}", number + 1, plain(choice.label))),
+            None => asker.say(format_args!(
+                "    {}. {}",
+                number + 1,
+                bounded(choice.label, MAX_NAME_CHARS)
+            )),
         }
     }
 }
@@ -362,7 +348,11 @@ fn find_field(review: &elicit::client::Review, which: &str) -> Option<String> {
     }
     entries
         .iter()
-        .find(|e| e.name == which || e.label.eq_ignore_ascii_case(which))
+        .find(|e| {
+            e.name == which
+                || e.label.eq_ignore_ascii_case(which)
+                || readable_label(&e.name, &e.label).eq_ignore_ascii_case(which)
+        })
         .map(|e| e.name.clone())
 }
 

@@ -21,6 +21,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("store", 0),
     ("url_error", 0),
     ("url_safety", 0),
+    ("hidden_chars", 0),
     // The model, then answers and validation, messages, typed forms.
     ("schema", 1),
     ("content", 2),

@@ -55,6 +55,7 @@ pub mod typed;
 
 // Internals: reached from the public modules and from `__private` only.
 mod format;
+mod hidden_chars;
 mod pattern;
 mod store;
 #[cfg(feature = "url")]

@@ -176,7 +176,7 @@ fn at_a_terminal_the_terminal_asker_puts_the_questions() {
     tmux.keys(&["1", "Enter"]);
     tmux.wait_for("arguments as a JSON object");
     tmux.keys(&["{\"task\":\"Tidy\"}", "Enter"]);
-    let screen = tmux.wait_for("[1/4] strategy");
+    let screen = tmux.wait_for("[1/4] Strategy");
     assert!(
         screen.contains("elicit-mcp-server"),
         "who asks (K1):\n{screen}"

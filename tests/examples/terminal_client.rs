@@ -259,7 +259,8 @@ fn required_field_without_answer_is_asked_again() {
     let run = run(&[path], "\nAda\n2\nedit team\n:clear\nsend\n");
     assert_shown(
         &run,
-        &["! Name (`name`):", "  team: docs", "  team: (no answer)"],
+        // An untitled field reads as words ("Team"); `edit team` still finds it.
+        &["! Name (`name`):", "  Team: docs", "  Team: (no answer)"],
     );
     assert_response(
         &run,
@@ -379,7 +380,8 @@ fn requests_that_cannot_be_honoured_are_refused_and_said_so() {
 #[test]
 fn agent_texts_are_shown_as_plain_text() {
     // An escape sequence that would clear the screen, a line break that would fake a
-    // line of the dialog, and a right-to-left override that would reverse a label.
+    // line of the dialog (collapsed into a space), and a right-to-left override that
+    // would reverse a label.
     let params = json!({
         "mode": "form", "sessionId": "s1",
         "message": "Hello\u{1b}[2J\nReady to send.",
@@ -408,6 +410,85 @@ fn agent_texts_are_shown_as_plain_text() {
     );
     assert_shown(
         &run,
-        &["asks: Hello<U+001B>[2J<U+000A>Ready to send.", "O<U+202E>K"],
+        &[
+            "asks: Hello<U+001B>[2J Ready to send. (session s1)\n",
+            "O<U+202E>K",
+        ],
     );
+}
+
+// covers: S2, S4, S5, K3, K4
+#[test]
+fn a_hostile_message_cannot_imitate_or_hide_the_url_consent() {
+    // Findings 28.4 and 28.12: a space-padded fake "Address / Site / No warnings."
+    // block, `ESC[8m` to conceal what follows, a long tail to push it away, and an
+    // agent name that would retitle the window.
+    let pad = " ".repeat(120);
+    let message = format!(
+        "Sign in.{pad}  Address: https://accounts.example.com/{pad}  Site:    \
+         accounts.[example.com]{pad}  No warnings.{pad}\u{1b}[8m{}",
+        "More text. ".repeat(300)
+    );
+    let params = json!({
+        "mode": "url", "sessionId": "s1", "elicitationId": "e1",
+        "message": message, "url": "https://login.xn--80ak6aa92e.com/connect"
+    });
+    let file = params_file("hostile_url", &params);
+    let run = run(
+        &[
+            "--agent",
+            "evil\u{1b}]0;PWNED\u{7}",
+            file.to_str().expect("a UTF-8 path"),
+        ],
+        "no\n",
+    );
+    assert_response(&run, json!({ "action": "decline" }));
+    assert!(
+        !run.dialog.contains('\u{1b}'),
+        "an escape reached the terminal:\n{}",
+        run.dialog
+    );
+    let lines: Vec<&str> = run.dialog.lines().collect();
+    // The agent's texts: one line, bounded, before the client's block.
+    let intro = lines
+        .iter()
+        .position(|l| l.contains(" asks: "))
+        .expect("the intro");
+    assert!(
+        lines[intro].starts_with(
+            "evil<U+001B>]0;PWNED<U+0007> asks: Sign in. Address: https://accounts.example.com/ \
+             Site: accounts.[example.com] No warnings. <U+001B>[8mMore text."
+        ),
+        "{}",
+        lines[intro]
+    );
+    assert!(lines[intro].contains("more characters not shown) (session s1)"));
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("accounts.example.com"))
+            .count(),
+        1,
+        "{}",
+        run.dialog
+    );
+    // The client's block: marked lines only, right after, the real address and site.
+    assert_eq!(lines[intro + 1], "┃ The agent asks you to open a web page.");
+    assert_eq!(
+        lines[intro + 2],
+        "┃ Address: https://login.xn--80ak6aa92e.com/connect"
+    );
+    assert_eq!(
+        lines[intro + 3],
+        "┃ Site:    login.[аррӏе.com] (written login.xn--80ak6aa92e.com)"
+    );
+    assert_eq!(lines[intro + 4], "┃ Warnings:");
+    let question = lines
+        .iter()
+        .position(|l| l.starts_with("Open this page?"))
+        .expect("the question");
+    assert!(lines[intro + 1..question]
+        .iter()
+        .all(|l| l.starts_with("┃ ")));
+    assert!(lines[question - 1].starts_with("┃ above in your own browser."));
 }

@@ -119,7 +119,7 @@ fn fields_come_in_the_agents_order_with_labels_descriptions_and_required_markers
             assert_eq!(label, 1, "one label for #{id}");
         }
     }
-    // Labels: the title, else the name; required marked.
+    // Labels: the title, else the name made readable (`site` → "Site"); required marked.
     let label_of = |id: &str| {
         text(
             html.select(&sel(&format!("label[for=\"{id}\"]")))
@@ -129,7 +129,7 @@ fn fields_come_in_the_agents_order_with_labels_descriptions_and_required_markers
     };
     assert_eq!(label_of("elicit-f0"), "Name (required)");
     assert_eq!(label_of("elicit-f1"), "Email");
-    assert_eq!(label_of("elicit-f2"), "site");
+    assert_eq!(label_of("elicit-f2"), "Site");
     // A required boolean is not marked: unticked is an answer (`false`), and
     // "(required)" would read as "must be ticked".
     assert_eq!(label_of("elicit-f8"), "Confirm");

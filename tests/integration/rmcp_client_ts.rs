@@ -429,10 +429,9 @@ async fn an_sdk_server_gets_typed_answers_refusals_and_url_consent_from_elicit()
         assert_eq!(seen.label, HOSTILE_TITLE);
         assert_eq!(seen.description.as_deref(), Some(HOSTILE_DESCRIPTION));
         assert_eq!(seen.message, HOSTILE_MESSAGE);
-        #[cfg(feature = "inquire")]
         {
-            // What the terminal asker prints of it: no control character acts.
-            let shown = elicit::client::terminal::plain(&seen.label).to_string();
+            // What a terminal client prints of it: no control character acts.
+            let shown = elicit::client::terminal_text::plain(&seen.label).to_string();
             assert!(
                 !shown.chars().any(|c| c.is_control() || c == '\u{202e}'),
                 "{shown:?}"

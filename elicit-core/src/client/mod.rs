@@ -12,6 +12,9 @@
 //! - `terminal` (feature `inquire`): an [`Asker`] for a person at a terminal.
 //! - `tui` (feature `ratatui`): a form widget and URL consent for full-screen terminal
 //!   applications on ratatui, and an [`Asker`] that hands them its questions.
+//! - [`terminal_text`]: agent text made safe to print at a terminal, for every asker
+//!   and client that prints it (no feature needed).
+//! - [`readable_label`]: what to call a field the agent gave no `title`.
 //! - [`Responder`]: all of the above in one call: a request in, the person asked
 //!   through an [`Asker`] (a terminal, a GUI, a web page, a [`ScriptedAsker`]), the
 //!   response or the JSON-RPC error out, under a [`ClientPolicy`] (deadline, never ask).
@@ -49,11 +52,13 @@ mod form;
 #[cfg_attr(docsrs, doc(cfg(feature = "html")))]
 pub mod html;
 mod identity;
+mod label;
 mod respond;
 mod scripted;
 #[cfg(feature = "inquire")]
 #[cfg_attr(docsrs, doc(cfg(feature = "inquire")))]
 pub mod terminal;
+pub mod terminal_text;
 mod tracker;
 #[cfg(feature = "ratatui")]
 #[cfg_attr(docsrs, doc(cfg(feature = "ratatui")))]
@@ -77,6 +82,7 @@ pub use form::{
     ReviewEntry, UnknownField,
 };
 pub use identity::AgentIdentity;
+pub use label::{readable_label, readable_name};
 pub use respond::{ClientPolicy, Responder};
 pub use scripted::{ScriptedAsker, Shown, Step};
 pub use tracker::{Completion, CompletionTracker, Ignored};

@@ -16,10 +16,15 @@
 //! - the current answer (a declared default at first) shown and kept on Enter
 //!   ([F4](crate::rules#f4)); an optional field left empty: Enter on an empty text, or
 //!   on "(leave empty)", where the cursor of an optional list without an answer starts;
-//! - Esc or Ctrl-C dismiss the request (`cancel`); `:decline` in a text prompt, or the
-//!   last entry of a list, refuses it (`decline`); `:back` returns to the previous
-//!   field ([K1](crate::rules#k1), [R1](crate::rules#r1)); either way a line says what
-//!   the agent is told (inquire leaves a prompt interrupted by Ctrl-C as it was drawn);
+//! - Esc, in every prompt (field, review, URL consent), asks what to do: back to the
+//!   question, decline the request, or cancel it; Esc again, or Ctrl-C anywhere,
+//!   cancels at once. `:decline` in a text prompt, or the last entry of a list where
+//!   one entry is picked (a boolean, a single select), declines too; a multi select
+//!   has no such entry, since a checkbox is checked together with answers (found:
+//!   "(decline this request)" checked with "vegan" declined a filled form). `:back`
+//!   returns to the previous field ([K1](crate::rules#k1), [R1](crate::rules#r1)).
+//!   Either way a line says what the agent is told (inquire leaves a prompt
+//!   interrupted by Ctrl-C as it was drawn);
 //! - the review, with Send / Edit a field / Decline / Cancel ([K2](crate::rules#k2));
 //! - URL consent: the full URL, the registrable domain emphasised, every warning above
 //!   the question, and consent only by an explicit `y`
@@ -31,9 +36,13 @@
 //! `examples/terminal_client.rs`, in a real terminal (a tmux pane): every kind, a
 //! default kept, wrong values refused at entry, cancel, decline, URL consent.
 //!
-//! Every text that comes from the agent is shown through [`plain`]: control characters
-//! and bidirectional controls are shown as `<U+XXXX>` instead of acting
-//! ([S5](crate::rules#s5)).
+//! Every text that comes from the agent is shown through the
+//! [`terminal_text`](super::terminal_text) neutraliser: control characters, escape
+//! sequences, bidirectional and invisible characters are shown as `<U+XXXX>` instead of
+//! acting or hiding, white space and line breaks in prose collapse to one space, the
+//! message and descriptions are bounded ([S5](crate::rules#s5)); the lines of a URL
+//! consent that this asker vouches for start with a mark agent text never contains
+//! ([`url_consent`]).
 //!
 //! inquire is synchronous: each prompt runs on a thread of its own and hands its answer
 //! back through a one-shot channel, so the asker's futures are `Send`. When the
@@ -78,6 +87,12 @@ use super::asker::{
 #[cfg(feature = "url")]
 use super::asker::{Consent, ConsentPrompt};
 use super::form::{FieldKind, FormEngine, FormField};
+use super::label::readable_label;
+#[cfg(feature = "url")]
+use super::terminal_text::url_consent;
+use super::terminal_text::{
+    bounded, intro_line, plain, verbatim, MAX_MESSAGE_CHARS, MAX_NAME_CHARS,
+};
 
 /// What typed in a text prompt refuses the whole request ([R1](crate::rules#r1)).
 pub const DECLINE_COMMAND: &str = ":decline";
@@ -88,8 +103,18 @@ pub const BACK_COMMAND: &str = ":back";
 
 /// The list entry that leaves an optional select empty.
 const LEAVE_EMPTY: &str = "(leave empty)";
-/// The list entry that refuses the request.
+/// The list entry that refuses the request, in a list where one entry is picked (a
+/// boolean, a single select). Never in a multi select, where it would be a checkbox
+/// checked with others: there, and in every prompt, Esc offers decline.
 const DECLINE_ENTRY: &str = "(decline this request)";
+
+/// The choices Esc offers in every prompt, in the order shown: back to the question
+/// first, so that a stray Esc loses nothing ([K1](crate::rules#k1), [R1](crate::rules#r1)).
+const LEAVE_ENTRIES: [&str; 3] = [
+    "Back to the question",
+    "Decline: tell the agent you refuse this request",
+    "Cancel: dismiss this request without answering",
+];
 
 /// Puts every question to a person at a terminal with inquire's prompts (see the
 /// [module](self)). Declares form and URL mode.
@@ -130,31 +155,35 @@ impl TerminalAsker {
 
     /// Who asks and why, once per request ([K1](crate::rules#k1), [K4](crate::rules#k4)).
     fn introduce(&mut self, intro: &Intro<'_>, form: Option<&FormEngine>) {
-        let asks = plain(intro).to_string();
+        let asks = intro_line(intro);
         if self.last_intro.as_deref() == Some(asks.as_str()) {
             return;
         }
         let mut header = format!("\n{}", Emphasis::strong(self.styled, &asks));
         if let Some(form) = form {
             if let Some(title) = form.title() {
-                let _ = write!(header, "\nForm: {}", plain(title));
+                let _ = write!(header, "\nForm: {}", bounded(title, MAX_NAME_CHARS));
             }
             if let Some(description) = form.description() {
-                let _ = write!(header, "\n      {}", plain(description));
+                let _ = write!(
+                    header,
+                    "\n      {}",
+                    bounded(description, MAX_MESSAGE_CHARS)
+                );
             }
             // D7, D8: what this client cannot check, said rather than hidden.
             for unenforced in form.unenforced() {
                 let _ = write!(
                     header,
                     "\nNote: `{}` is not checked here: {}",
-                    plain(&unenforced.property),
-                    plain(&unenforced.reason)
+                    bounded(&unenforced.property, MAX_NAME_CHARS),
+                    bounded(&unenforced.reason, MAX_MESSAGE_CHARS)
                 );
             }
             let _ = write!(
                 header,
-                "\nEsc or Ctrl-C cancels the request. To decline it, type {DECLINE_COMMAND} \
-                 or pick {DECLINE_ENTRY}."
+                "\nEsc: decline or cancel this request, or go back to the question.\
+                 \nCtrl-C cancels at once; in a text field, {DECLINE_COMMAND} declines too."
             );
         }
         self.say(&header);
@@ -218,7 +247,7 @@ impl Asker for TerminalAsker {
         let question = FieldQuestion::new(&prompt, self.styled);
         if let Some(problem) = prompt.problem {
             // F3: why the last answer was refused, beside the field.
-            self.say(format_args!("  ! {}", plain(problem)));
+            self.say(format_args!("  ! {}", bounded(problem, MAX_MESSAGE_CHARS)));
         }
         let stop = prompt.stop;
         let answer = run_blocking(stop, FieldAnswer::Cancel, move || question.ask());
@@ -245,8 +274,8 @@ impl Asker for TerminalAsker {
             let _ = write!(
                 text,
                 "\n  {}{marker}: {}",
-                plain(&entry.label),
-                plain(shown)
+                bounded(readable_label(&entry.name, &entry.label), MAX_NAME_CHARS),
+                verbatim(shown)
             );
         }
         match review.problems() {
@@ -254,7 +283,11 @@ impl Asker for TerminalAsker {
             Some(problems) => {
                 text.push_str("\nNot ready:");
                 for line in problems.to_string().lines() {
-                    let _ = write!(text, "\n  ! {}", plain(line.trim_start()));
+                    let _ = write!(
+                        text,
+                        "\n  ! {}",
+                        bounded(line.trim_start(), MAX_MESSAGE_CHARS)
+                    );
                 }
             }
         }
@@ -266,20 +299,24 @@ impl Asker for TerminalAsker {
                 let shown = e.shown.as_deref().unwrap_or("(no answer)");
                 (
                     e.name.clone(),
-                    format!("{}: {}", plain(&e.label), plain(shown)),
+                    format!(
+                        "{}: {}",
+                        bounded(readable_label(&e.name, &e.label), MAX_NAME_CHARS),
+                        verbatim(shown)
+                    ),
                 )
             })
             .collect();
         let stop = prompt.stop;
         let styled = self.styled;
         let choice = run_blocking(stop, ReviewChoice::Cancel, move || {
-            let picked = Select::new("Send these answers?", REVIEW_ENTRIES.to_vec())
-                .with_render_config(render_config(styled))
-                .raw_prompt();
-            let choice = match picked {
-                Ok(option) => review_choice(option.index),
-                Err(error) => return cancel_on(error),
-            };
+            let choice = with_leave(styled, || {
+                Select::new("Send these answers?", REVIEW_ENTRIES.to_vec())
+                    .with_help_message("Esc to leave")
+                    .with_render_config(render_config(styled))
+                    .raw_prompt()
+                    .map(|option| review_choice(option.index))
+            })?;
             if choice != ReviewChoice::Edit(String::new()) {
                 return Ok(choice);
             }
@@ -313,47 +350,27 @@ impl Asker for TerminalAsker {
         let review = prompt.review;
         let styled = self.styled;
         // S2: the full URL; S4, K3: the host with its registrable domain emphasised;
-        // S4: every warning, all before the question.
-        let mut text = format!(
-            "The agent asks you to open a web page.\n  Address: {}",
-            plain(review.full_url())
-        );
-        let (subdomains, domain) = host_parts(review.host_unicode(), review.registrable_domain());
-        let _ = write!(
-            text,
-            "\n  Site:    {}{}",
-            plain(subdomains),
-            Emphasis::highlight(styled, plain(domain))
-        );
-        if review.host_unicode() != review.host_ascii() {
-            let _ = write!(text, " (written {})", plain(review.host_ascii()));
-        }
-        if review.warnings().is_empty() {
-            text.push_str("\n  No warnings.");
-        } else {
-            text.push_str("\n  Warnings:");
-            for warning in review.warnings() {
-                let _ = write!(text, "\n  ! {}", plain(warning));
-            }
-        }
-        text.push_str(
-            "\nThis client does not open the page itself: if you agree, open the address \
-             above in your own browser. Nothing you do there comes back through this client.",
-        );
-        self.say(text);
-        let url = plain(review.full_url()).to_string();
+        // S4: every warning, all before the question, on lines marked as this
+        // client's, which the agent's message (bounded, on one line, above them)
+        // cannot imitate or push away.
+        self.say(url_consent(review, styled, terminal_columns()));
+        let url = verbatim(review.full_url()).to_string();
         let stop = prompt.stop;
         let consent = run_blocking(stop, Consent::Cancel, move || {
             // S2: no default, so Enter alone is not consent: only `y` is.
-            match Confirm::new("Open this page?")
-                .with_help_message("type y to agree or n to decline, then Enter; Esc cancels")
-                .with_render_config(render_config(styled))
-                .prompt()
-            {
-                Ok(true) => Ok(Consent::Open),
-                Ok(false) => Ok(Consent::Decline),
-                Err(error) => cancel_on(error),
-            }
+            with_leave(styled, || {
+                Confirm::new("Open this page?")
+                    .with_help_message("type y to agree or n to decline, then Enter; Esc to leave")
+                    .with_render_config(render_config(styled))
+                    .prompt()
+                    .map(|open| {
+                        if open {
+                            Consent::Open
+                        } else {
+                            Consent::Decline
+                        }
+                    })
+            })
         });
         let styled_url = Emphasis::strong(styled, url).to_string();
         Box::pin(async move {
@@ -374,8 +391,21 @@ impl Asker for TerminalAsker {
 
     fn notice(&mut self, notice: &Notice) {
         self.last_intro = None;
-        self.say(format_args!("{}", plain(notice)));
+        self.say(bounded(notice, MAX_MESSAGE_CHARS));
     }
+}
+
+/// The width of the terminal, when there is one to ask, so that the lines of a URL
+/// consent are cut to fit and every piece keeps its mark.
+#[cfg(feature = "url")]
+fn terminal_columns() -> Option<usize> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    crossterm::terminal::size()
+        .ok()
+        .map(|(columns, _)| usize::from(columns))
+        .filter(|&columns| columns > 0)
 }
 
 /// inquire's look: its colours only when this asker is styled (inquire alone looks
@@ -414,14 +444,18 @@ fn cancel_on<T: Cancelled>(error: InquireError) -> InquireResult<T> {
     }
 }
 
-/// The answer that dismisses a question.
+/// The answers that dismiss a question and that refuse its request.
 trait Cancelled {
     fn cancelled() -> Self;
+    fn declined() -> Self;
 }
 
 impl Cancelled for FieldAnswer {
     fn cancelled() -> Self {
         FieldAnswer::Cancel
+    }
+    fn declined() -> Self {
+        FieldAnswer::Decline
     }
 }
 
@@ -429,12 +463,67 @@ impl Cancelled for ReviewChoice {
     fn cancelled() -> Self {
         ReviewChoice::Cancel
     }
+    fn declined() -> Self {
+        ReviewChoice::Decline
+    }
 }
 
 #[cfg(feature = "url")]
 impl Cancelled for Consent {
     fn cancelled() -> Self {
         Consent::Cancel
+    }
+    fn declined() -> Self {
+        Consent::Decline
+    }
+}
+
+/// What the person chose after Esc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Leave {
+    /// Back to the question, as it was before Esc.
+    Back,
+    /// Refuse the request (`decline`).
+    Decline,
+    /// Dismiss it (`cancel`).
+    Cancel,
+}
+
+/// The choice at `index` of [`LEAVE_ENTRIES`].
+fn leave_choice(index: usize) -> Leave {
+    match index {
+        0 => Leave::Back,
+        1 => Leave::Decline,
+        _ => Leave::Cancel,
+    }
+}
+
+/// Runs `ask` (one prompt) until it is answered. Esc opens the leave menu (back to
+/// the question, decline, cancel), so that decline is reachable from every prompt
+/// without being an entry of it, and never a checkbox that can be checked with
+/// answers; Esc in that menu, or Ctrl-C anywhere, cancels at once
+/// ([K1](crate::rules#k1), [R1](crate::rules#r1)).
+fn with_leave<T: Cancelled>(
+    styled: bool,
+    mut ask: impl FnMut() -> InquireResult<T>,
+) -> InquireResult<T> {
+    loop {
+        match ask() {
+            Err(InquireError::OperationCanceled) => {
+                let picked = Select::new("Leave this request?", LEAVE_ENTRIES.to_vec())
+                    .with_help_message("Enter picks; Esc again cancels the request")
+                    .with_render_config(render_config(styled))
+                    .raw_prompt();
+                match picked.map(|option| leave_choice(option.index)) {
+                    Ok(Leave::Back) => continue,
+                    Ok(Leave::Decline) => return Ok(T::declined()),
+                    Ok(Leave::Cancel) => return Ok(T::cancelled()),
+                    Err(error) => return cancel_on(error),
+                }
+            }
+            Err(error) => return cancel_on(error),
+            answered => return answered,
+        }
     }
 }
 
@@ -548,20 +637,20 @@ impl FieldQuestion {
             "[{}/{}] {}{marker}",
             prompt.position + 1,
             prompt.count,
-            plain(field.label())
+            bounded(readable_label(field.name(), field.label()), MAX_NAME_CHARS)
         );
         let mut help = String::new();
         if let Some(description) = field.description() {
-            let _ = write!(help, "{} · ", plain(description));
+            let _ = write!(help, "{} · ", bounded(description, MAX_MESSAGE_CHARS));
         }
-        help.push_str(&plain(field_hint(&field)).to_string());
+        help.push_str(bounded(field_hint(&field), MAX_MESSAGE_CHARS).as_str());
         let entries = entries(&field);
         let options = field.options();
         let summaries = entries
             .iter()
             .enumerate()
             .map(|(i, (label, _))| match options.get(i) {
-                Some(choice) => plain(choice.label).to_string(),
+                Some(choice) => bounded(choice.label, MAX_NAME_CHARS).to_string(),
                 None => label.clone(),
             })
             .collect();
@@ -595,7 +684,7 @@ impl FieldQuestion {
             required: field.is_required(),
             message,
             help,
-            current: field.display_value().map(|v| plain(v).to_string()),
+            current: field.display_value().map(|v| verbatim(v).to_string()),
             entries,
             summaries,
             cursor,
@@ -605,12 +694,11 @@ impl FieldQuestion {
     }
 
     fn ask(self) -> InquireResult<FieldAnswer> {
-        let answer = match self.kind {
+        with_leave(self.styled, || match self.kind {
             FieldKind::Text | FieldKind::Integer | FieldKind::Number => self.ask_text(),
             FieldKind::Boolean | FieldKind::SingleSelect => self.ask_one(),
             FieldKind::MultiSelect => self.ask_many(),
-        };
-        answer.or_else(cancel_on)
+        })
     }
 
     fn ask_text(&self) -> InquireResult<FieldAnswer> {
@@ -671,7 +759,10 @@ impl FieldQuestion {
                 Err(reason) => Validation::Invalid(reason.into()),
             })
         };
-        let help = format!("{} · Space toggles, Enter confirms", self.help);
+        let help = format!(
+            "{} · Space toggles, Enter confirms, Esc to decline or cancel",
+            self.help
+        );
         let picked = MultiSelect::new(&self.message, labels)
             .with_help_message(&help)
             .with_default(&self.checked)
@@ -685,8 +776,9 @@ impl FieldQuestion {
 }
 
 /// The entries of a list: the options (titles shown, with their descriptions; values
-/// sent), `Yes`/`No` for a boolean, then "leave empty" for an optional field (not for
-/// a multi select, where checking nothing leaves it empty) and "decline".
+/// sent), `Yes`/`No` for a boolean, then, where one entry is picked, "leave empty" for
+/// an optional field and "decline". A multi select has its options only: checking
+/// nothing leaves it empty, and decline is behind Esc, never a checkbox.
 fn entries(field: &FormField<'_>) -> Vec<(String, Entry)> {
     let mut entries: Vec<(String, Entry)> = match field.kind() {
         FieldKind::Boolean => vec![
@@ -698,17 +790,25 @@ fn entries(field: &FormField<'_>) -> Vec<(String, Entry)> {
             .iter()
             .map(|choice| {
                 let label = match choice.description {
-                    Some(description) => {
-                        format!("{} — {}", plain(choice.label), plain(description))
-                    }
-                    None => plain(choice.label).to_string(),
+                    Some(description) => format!(
+                        "{} — {}",
+                        bounded(choice.label, MAX_NAME_CHARS),
+                        bounded(description, MAX_MESSAGE_CHARS)
+                    ),
+                    None => bounded(choice.label, MAX_NAME_CHARS).to_string(),
                 };
                 (label, Entry::Value(Value::String(choice.value.to_owned())))
             })
             .collect(),
         FieldKind::Text | FieldKind::Integer | FieldKind::Number => return Vec::new(),
     };
-    if !field.is_required() && field.kind() != FieldKind::MultiSelect {
+    if field.kind() == FieldKind::MultiSelect {
+        // Checking nothing leaves it empty; decline is Esc's, never a checkbox that
+        // could be checked with answers (found: "(decline this request)" checked with
+        // "vegan" declined the whole filled form).
+        return entries;
+    }
+    if !field.is_required() {
         entries.push((LEAVE_EMPTY.to_owned(), Entry::Clear));
     }
     entries.push((DECLINE_ENTRY.to_owned(), Entry::Decline));
@@ -880,96 +980,24 @@ fn range<T: Display>(lead: &str, min: Option<T>, max: Option<T>, unit: &str) -> 
     }
 }
 
-/// The host split before its registrable domain, to emphasise the domain
-/// ([S4](crate::rules#s4)): `("login.", "example.com")`; the whole host when it has no
-/// registrable domain (an IP address, `localhost`).
-#[cfg(feature = "url")]
-fn host_parts<'h>(host: &'h str, domain: Option<&str>) -> (&'h str, &'h str) {
-    match domain.and_then(|d| {
-        let start = host.len().checked_sub(d.len())?;
-        (host.get(start..)? == d && (start == 0 || host[..start].ends_with('.')))
-            .then(|| host.split_at(start))
-    }) {
-        Some(parts) => parts,
-        None => ("", host),
-    }
-}
-
-/// Agent text shown as plain text ([S5](crate::rules#s5)): a control character (an
-/// escape sequence could move the cursor, hide a warning, fake a prompt), a line break
-/// (a fake line) or a bidirectional control (text shown in another order than it is
-/// read) is shown as `<U+001B>` instead of acting.
-///
-/// ```
-/// use elicit_core::client::terminal::plain;
-/// assert_eq!(plain("OK\u{1b}[2J\u{202e}").to_string(), "OK<U+001B>[2J<U+202E>");
-/// ```
-pub fn plain(text: impl Display) -> Plain {
-    Plain(text.to_string())
-}
-
-/// Text that displays as plain text: see [`plain`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Plain(String);
-
-impl Display for Plain {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for c in self.0.chars() {
-            if c.is_control() || is_bidi_control(c) {
-                write!(f, "<U+{:04X}>", u32::from(c))?;
-            } else {
-                f.write_char(c)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The bidirectional formatting characters of Unicode (UAX #9): marks, embeddings,
-/// overrides and isolates.
-fn is_bidi_control(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
-    )
-}
-
-/// Bold (or bold and underlined) at a styled terminal; the highlight keeps brackets in
-/// plain text too, so it survives in a transcript or a screen capture.
+/// Bold at a styled terminal.
 struct Emphasis<T> {
     text: T,
-    style: Option<&'static str>,
-    marks: (&'static str, &'static str),
+    styled: bool,
 }
 
 impl<T: Display> Emphasis<T> {
     fn strong(styled: bool, text: T) -> Self {
-        Emphasis {
-            text,
-            style: styled.then_some("\x1b[1m"),
-            marks: ("", ""),
-        }
-    }
-
-    #[cfg(feature = "url")]
-    fn highlight(styled: bool, text: T) -> Self {
-        Emphasis {
-            text,
-            style: styled.then_some("\x1b[1;4m"),
-            marks: ("[", "]"),
-        }
+        Emphasis { text, styled }
     }
 }
 
 impl<T: Display> Display for Emphasis<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.style {
-            Some(style) => write!(
-                f,
-                "{style}{}{}{}\x1b[0m",
-                self.marks.0, self.text, self.marks.1
-            ),
-            None => write!(f, "{}{}{}", self.marks.0, self.text, self.marks.1),
+        if self.styled {
+            write!(f, "\x1b[1m{}\x1b[0m", self.text)
+        } else {
+            write!(f, "{}", self.text)
         }
     }
 }
@@ -1088,25 +1116,115 @@ mod tests {
         assert_eq!(ok_entries[1], ("No".to_owned(), Entry::Value(json!(false))));
     }
 
-    // covers: F2, F3, F4
+    // covers: F2, F3, F4, K1, R1
     #[test]
-    fn multi_select_counts_are_checked_and_decline_wins() {
+    fn a_multi_select_has_no_decline_checkbox() {
         let form = form();
         let tags = form.field("tags").expect("a field");
         let list = entries(&tags);
-        // a, b, c, decline: a required multi select has no "leave empty".
-        assert_eq!(list.len(), 4);
+        // a, b, c only: no "leave empty" (nothing checked is empty) and no decline to
+        // check with answers; decline is Esc's (found: "(decline this request)"
+        // checked with "vegan" declined the whole filled form).
+        let labels: Vec<&str> = list.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["a", "b", "c"]);
+        assert!(list.iter().all(|(_, e)| matches!(e, Entry::Value(_))));
         assert!(check_many(&form, "tags", &list, &[0]).is_ok());
         let too_many = check_many(&form, "tags", &list, &[0, 1, 2]).unwrap_err();
         assert!(too_many.contains("at most 2"), "{too_many}");
         assert!(check_many(&form, "tags", &list, &[]).is_err());
-        assert!(check_many(&form, "tags", &list, &[0, 1, 2, 3]).is_ok());
-        assert_eq!(many_answer(&list, &[0, 3]), FieldAnswer::Decline);
         assert_eq!(
             many_answer(&list, &[2, 0]),
             FieldAnswer::Value(json!(["c", "a"]))
         );
         assert_eq!(many_answer(&list, &[]), FieldAnswer::Clear);
+        // Every prompt kind: decline is an entry only where one entry is picked.
+        for name in ["ok", "tier"] {
+            let field = form.field(name).expect("a field");
+            let list = entries(&field);
+            assert_eq!(
+                list.last(),
+                Some(&(DECLINE_ENTRY.to_owned(), Entry::Decline))
+            );
+            assert_eq!(
+                list.iter().filter(|(_, e)| *e == Entry::Decline).count(),
+                1,
+                "{name}"
+            );
+        }
+        // Text prompts have no list: `:decline` and Esc.
+        assert!(entries(&form.field("name").expect("a field")).is_empty());
+        // Esc's menu: back first, so a stray Esc loses nothing.
+        assert_eq!(leave_choice(0), Leave::Back);
+        assert_eq!(leave_choice(1), Leave::Decline);
+        assert_eq!(leave_choice(2), Leave::Cancel);
+        assert!(LEAVE_ENTRIES[1].starts_with("Decline"));
+        assert!(LEAVE_ENTRIES[2].starts_with("Cancel"));
+    }
+
+    // covers: K1, R1
+    #[test]
+    fn leaving_without_the_menu() {
+        // An answer passes through; Ctrl-C cancels at once; another failure stays one.
+        assert_eq!(
+            with_leave(false, || Ok(FieldAnswer::Keep)).ok(),
+            Some(FieldAnswer::Keep)
+        );
+        assert_eq!(
+            with_leave(false, || Err::<ReviewChoice, _>(
+                InquireError::OperationInterrupted
+            ))
+            .ok(),
+            Some(ReviewChoice::Cancel)
+        );
+        assert!(with_leave(false, || Err::<FieldAnswer, _>(InquireError::NotTTY)).is_err());
+        assert_eq!(<FieldAnswer as Cancelled>::declined(), FieldAnswer::Decline);
+        assert_eq!(
+            <ReviewChoice as Cancelled>::declined(),
+            ReviewChoice::Decline
+        );
+    }
+
+    // covers: K1, K4, S5
+    #[test]
+    fn the_header_shows_agent_text_neutralised_and_bounded() {
+        let schema = RequestedSchema::from_json_lenient(&json!({
+            "type": "object",
+            "title": "T\u{1b}[8m",
+            "properties": { "party_size": { "type": "integer" } }
+        }))
+        .expect("a valid schema");
+        let message = format!(
+            "Book\u{1b}[8m{}\n  Address: https://good.example",
+            " ".repeat(400)
+        );
+        let form = FormEngine::new(&schema, AgentIdentity::new("bot\u{1b}]0;x\u{7}"), &message)
+            .expect("renderable");
+        let intro = Intro {
+            agent: form.agent(),
+            message: form.message(),
+            scope: None,
+        };
+        let mut asker = TerminalAsker::new().styled(false);
+        asker.introduce(&intro, Some(&form));
+        assert_eq!(
+            asker.last_intro.as_deref(),
+            Some("bot<U+001B>]0;x<U+0007> asks: Book<U+001B>[8m Address: https://good.example")
+        );
+        // 29.7: an untitled field is asked by a readable label.
+        let stop = StopSignal::new();
+        let question = FieldQuestion::new(
+            &FieldPrompt {
+                intro,
+                form: &form,
+                field: form.field("party_size").expect("a field"),
+                position: 0,
+                count: 1,
+                problem: None,
+                stop: &stop,
+            },
+            false,
+        );
+        assert_eq!(question.message, "[1/1] Party size");
     }
 
     // covers: F4
@@ -1130,10 +1248,10 @@ mod tests {
         };
         let ok = FieldQuestion::new(&prompt("ok", 3), false);
         assert_eq!(ok.cursor, 1, "the default `false` is `No`");
-        assert_eq!(ok.message, "[4/6] ok");
+        assert_eq!(ok.message, "[4/6] Ok");
         let tags = FieldQuestion::new(&prompt("tags", 5), false);
         assert_eq!(tags.checked, [1]);
-        assert_eq!(tags.message, "[6/6] tags *");
+        assert_eq!(tags.message, "[6/6] Tags *");
         assert!(tags.help.contains("from 1 to 2 of them"), "{}", tags.help);
         let name = FieldQuestion::new(&prompt("name", 0), false);
         assert_eq!(name.current.as_deref(), Some("abc"));
@@ -1209,44 +1327,6 @@ mod tests {
             Some(ReviewChoice::Cancel)
         );
         assert!(cancel_on::<FieldAnswer>(InquireError::NotTTY).is_err());
-    }
-
-    // covers: S4, K3
-    #[cfg(feature = "url")]
-    #[test]
-    fn the_registrable_domain_is_split_off_the_host() {
-        assert_eq!(
-            host_parts("paypa1.com.example-login.com", Some("example-login.com")),
-            ("paypa1.com.", "example-login.com")
-        );
-        assert_eq!(
-            host_parts("example.com", Some("example.com")),
-            ("", "example.com")
-        );
-        assert_eq!(host_parts("127.0.0.1", None), ("", "127.0.0.1"));
-        // A domain that is not a whole suffix of labels is not split.
-        assert_eq!(
-            host_parts("notexample.com", Some("example.com")),
-            ("", "notexample.com")
-        );
-        assert_eq!(
-            Emphasis::highlight(false, "example.com").to_string(),
-            "[example.com]"
-        );
-        assert_eq!(
-            Emphasis::highlight(true, "example.com").to_string(),
-            "\x1b[1;4m[example.com]\x1b[0m"
-        );
-    }
-
-    // covers: S5
-    #[test]
-    fn agent_text_is_neutralised() {
-        assert_eq!(
-            plain("a\u{1b}[2J\nb\u{202e}c\u{2066}").to_string(),
-            "a<U+001B>[2J<U+000A>b<U+202E>c<U+2066>"
-        );
-        assert_eq!(plain("Café – ok").to_string(), "Café – ok");
     }
 
     // covers: K1

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::markup::Markup;
 use super::submit::{Submission, SubmitAction};
 use super::{ACTION_FIELD, FIELD_PREFIX};
-use crate::client::AgentIdentity;
+use crate::client::{readable_label, AgentIdentity};
 use crate::content::check::check_value;
 use crate::content::{ValidationErrorKind, ValidationErrors};
 use crate::format::Format;
@@ -387,7 +387,7 @@ impl<'s> HtmlForm<'s> {
                     .attr("class", "elicit-unrenderable")
                     .attr("id", &ids.input)
                     .close()
-                    .agent_text(p.label())
+                    .agent_text(&field_label(p))
                     .raw(if p.is_required() { " (required)" } else { "" })
                     .raw(": this client cannot show a field of type ")
                     .open("code")
@@ -507,15 +507,21 @@ fn label(m: &mut Markup, id: &str, p: &Property) {
     m.open("label")
         .attr("for", id)
         .close()
-        .agent_text(p.label());
+        .agent_text(&field_label(p));
     required_marker(m, p);
     m.end("label");
 }
 
 fn legend(m: &mut Markup, p: &Property) {
-    m.open("legend").close().agent_text(p.label());
+    m.open("legend").close().agent_text(&field_label(p));
     required_marker(m, p);
     m.end("legend");
+}
+
+/// The field's label: its `title`, or its name made readable (`party_size` → "Party
+/// size") when it has none ([K1](crate::rules#k1)); the name stays what is submitted.
+fn field_label(p: &Property) -> std::borrow::Cow<'_, str> {
+    readable_label(p.name(), p.label())
 }
 
 fn required_marker(m: &mut Markup, p: &Property) {
@@ -742,5 +748,51 @@ fn problem_count(n: usize) -> String {
         "1 problem".to_owned()
     } else {
         format!("{n} problems")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    // covers: K1
+    #[test]
+    fn an_untitled_field_is_labelled_by_readable_words() {
+        let schema = RequestedSchema::from_json_lenient(&json!({
+            "type": "object",
+            "properties": {
+                "party_size": { "type": "integer" },
+                "dietaryNeeds": { "type": "array", "items": { "type": "string", "enum": ["vegan"] } },
+                "seating": { "type": "string", "enum": ["inside", "outside"] },
+                "email": { "type": "string", "title": "Your e-mail" },
+                "wants_bread": { "type": "boolean" },
+                "x_custom": { "type": "color" }
+            },
+            "required": ["party_size"]
+        }))
+        .expect("a valid schema");
+        let page = HtmlForm::new(&schema).render();
+        for shown in [
+            "><bdi>Party size</bdi> <span class=\"elicit-required\">(required)</span></label>",
+            "<legend><bdi>Dietary needs</bdi></legend>",
+            "<bdi>Seating</bdi>",
+            "<bdi>Wants bread</bdi></label>",
+            "<bdi>X custom</bdi>",
+            // A title is kept as the agent wrote it.
+            "<bdi>Your e-mail</bdi>",
+        ] {
+            assert!(page.contains(shown), "{shown} is not in:\n{page}");
+        }
+        // The names are still what the browser submits.
+        for name in ["party_size", "dietaryNeeds", "seating", "wants_bread"] {
+            assert!(
+                page.contains(&format!("{FIELD_PREFIX}{name}\"")),
+                "{name}: {page}"
+            );
+        }
+        // Untitled options are values, not names: shown as the agent wrote them.
+        assert!(page.contains("<bdi>vegan</bdi>"), "{page}");
+        assert!(!page.contains("<bdi>party_size</bdi>"), "{page}");
     }
 }
