@@ -34,6 +34,7 @@ mod redis_route;
 mod rmcp;
 mod rmcp_client;
 mod rmcp_client_ts;
+mod rmcp_client_versions;
 mod rmcp_input_state;
 mod schema_lint;
 mod schema_parse;
