@@ -202,12 +202,12 @@ impl<A: Asker + 'static> ElicitClient<A> {
     /// ```no_run
     /// use elicit_core::client::ScriptedAsker;
     /// use elicit_core::rmcp::client::ElicitClient;
-    /// use rmcp::transport::StreamableHttpClientTransport;
     ///
-    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// let transport = StreamableHttpClientTransport::from_uri("http://127.0.0.1:3000/mcp");
+    /// // Any transport rmcp takes: here a byte stream (a child's pipes, a socket);
+    /// // rmcp's `StreamableHttpClientTransport` for a server over HTTP.
+    /// # async fn run(server: tokio::io::DuplexStream) -> Result<(), Box<dyn std::error::Error>> {
     /// let client = ElicitClient::new(ScriptedAsker::accept_defaults())
-    ///     .connect(transport)
+    ///     .connect(server)
     ///     .await?;
     /// if let Some(server) = client.peer_info() {
     ///     println!("protocol {}", server.protocol_version);
