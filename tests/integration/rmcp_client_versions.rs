@@ -435,50 +435,97 @@ async fn no_version_in_common_names_both_lists() {
     );
 }
 
-#[tokio::test]
-async fn an_initialize_answer_in_a_version_the_client_does_not_speak_ends_the_connection() {
-    // The server is written by hand: it refuses discovery, then answers initialize
-    // with a version no MCP revision has.
+/// A server written by hand over a pipe: answers `server/discover` with
+/// `discover_answer` (the `result` or `error` member), then `initialize` with
+/// `answered`. Returns what the client did: the `initialize` it sent (if any) and the
+/// outcome of `connect`.
+async fn against_a_hand_written_server(
+    discover_answer: Value,
+    answered: &str,
+) -> (Option<Value>, Result<Client, ConnectError>) {
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
     let handler = ElicitClient::new(ScriptedAsker::accept_defaults());
     let client = tokio::spawn(handler.connect(client_io));
     let (server_read, mut server_write) = tokio::io::split(server_io);
     let mut lines = BufReader::new(server_read).lines();
-    let mut answer = async |reply: &dyn Fn(&Value) -> Value| {
-        let line = bounded("a client message", lines.next_line())
-            .await
-            .unwrap()
-            .expect("the client is connected");
+    let mut initialize = None;
+    while let Ok(Ok(Some(line))) =
+        tokio::time::timeout(std::time::Duration::from_secs(5), lines.next_line()).await
+    {
         let message = parse(&line);
-        let reply = reply(&message);
+        let mut reply = json!({ "jsonrpc": "2.0", "id": message["id"] });
+        match message["method"].as_str() {
+            Some("server/discover") => {
+                let (member, value) = discover_answer.as_object().unwrap().iter().next().unwrap();
+                reply[member] = value.clone();
+            }
+            Some("initialize") => {
+                initialize = Some(message.clone());
+                reply["result"] = json!({ "protocolVersion": answered, "capabilities": {},
+                    "serverInfo": { "name": "raw-server", "version": "1" } });
+            }
+            // `notifications/initialized`: the handshake is over.
+            _ => break,
+        }
         server_write
             .write_all(format!("{reply}\n").as_bytes())
             .await
             .unwrap();
-        message
-    };
-    let discover = answer(&|m| {
-        json!({ "jsonrpc": "2.0", "id": m["id"],
-                "error": { "code": -32601, "message": "Method not found" } })
-    })
+    }
+    let outcome = bounded("the handshake", client).await.unwrap();
+    (initialize, outcome)
+}
+
+// covers: C1, M2
+#[tokio::test]
+async fn a_discover_result_listing_only_older_versions_leads_to_initialize_with_the_newest() {
+    // A result (not rmcp's -32022) naming 2025-06-18 and older: initialize with it.
+    let (initialize, client) = against_a_hand_written_server(
+        json!({ "result": { "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+            "supportedVersions": ["2025-03-26", "2025-06-18"], "capabilities": {} } }),
+        "2025-06-18",
+    )
     .await;
-    assert_eq!(discover["method"], "server/discover");
-    let initialize = answer(&|m| {
-        json!({ "jsonrpc": "2.0", "id": m["id"], "result": {
-            "protocolVersion": "2024-01-01", "capabilities": {},
-            "serverInfo": { "name": "odd-server", "version": "1" } } })
-    })
+    let initialize = initialize.expect("initialize after the discovery");
+    assert_eq!(initialize["params"]["protocolVersion"], "2025-06-18");
+    assert_eq!(
+        initialize["params"]["capabilities"]["elicitation"],
+        json!({})
+    );
+    assert_eq!(version_of(&client.expect("connects")), "2025-06-18");
+}
+
+// covers: C1
+#[tokio::test]
+async fn a_version_refusal_that_names_no_versions_leads_to_initialize_with_2025_11_25() {
+    let (initialize, client) = against_a_hand_written_server(
+        json!({ "error": { "code": -32022, "message": "Unsupported protocol version" } }),
+        "2025-11-25",
+    )
     .await;
-    assert_eq!(initialize["method"], "initialize");
-    let error = bounded("the handshake", client)
-        .await
-        .unwrap()
-        .err()
-        .expect("an unknown version is not spoken");
-    assert!(
-        error
-            .to_string()
-            .ends_with("this client speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, the server 2024-01-01"),
-        "{error}"
+    let initialize = initialize.expect("initialize after the refusal");
+    assert_eq!(initialize["params"]["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        initialize["params"]["capabilities"]["elicitation"],
+        json!({ "form": {}, "url": {} })
+    );
+    assert_eq!(version_of(&client.expect("connects")), "2025-11-25");
+}
+
+#[tokio::test]
+async fn an_initialize_answer_in_a_version_the_client_does_not_speak_ends_the_connection() {
+    // Discovery refused as unknown, then initialize answered with a version no MCP
+    // revision has.
+    let (initialize, client) = against_a_hand_written_server(
+        json!({ "error": { "code": -32601, "message": "Method not found" } }),
+        "2024-01-01",
+    )
+    .await;
+    assert!(initialize.is_some());
+    let error = client.err().expect("an unknown version is not spoken");
+    assert_eq!(
+        error.to_string(),
+        "no protocol version both sides speak: this client speaks 2026-07-28, 2025-11-25, \
+         2025-06-18, 2025-03-26, 2024-11-05, the server 2024-01-01"
     );
 }
