@@ -513,6 +513,26 @@ async fn a_version_refusal_that_names_no_versions_leads_to_initialize_with_2025_
 }
 
 #[tokio::test]
+async fn asked_for_2026_07_28_only_an_older_server_is_named_as_such() {
+    let (client, _wire) = connect(
+        Server::refusing_discover(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25)),
+        Some(ProtocolVersion::V_2026_07_28),
+    )
+    .await;
+    let error = client.err().expect("2026-07-28 cannot reach it");
+    assert!(
+        matches!(error, ConnectError::DiscoverRefused { .. }),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "asked to speak 2026-07-28 only, which has no initialize, but the server answered \
+         server/discover with -32601: server/discover (an older server; ask for a version \
+         with initialize such as 2025-11-25, or leave the version to the client)"
+    );
+}
+
+#[tokio::test]
 async fn an_initialize_answer_in_a_version_the_client_does_not_speak_ends_the_connection() {
     // Discovery refused as unknown, then initialize answered with a version no MCP
     // revision has.

@@ -196,8 +196,9 @@ impl<A: Asker + 'static> ElicitClient<A> {
     ///
     /// [`ConnectError::NoCommonVersion`] with both sides' versions when there is no
     /// version to speak (the server's list, or the version it answered `initialize`
-    /// with); [`ConnectError::Handshake`] with rmcp's error otherwise (the transport
-    /// failed, the server refused, …).
+    /// with); [`ConnectError::DiscoverRefused`] when asked for 2026-07-28 only and the
+    /// server is older; [`ConnectError::Handshake`] with rmcp's error otherwise (the
+    /// transport failed, the server refused, …).
     ///
     /// ```no_run
     /// use elicit_core::client::ScriptedAsker;
@@ -246,6 +247,16 @@ impl<A: Asker + 'static> ElicitClient<A> {
                 return Err(ConnectError::NoCommonVersion {
                     client: offered,
                     server: server_supported,
+                })
+            }
+            // Asked for a version without `initialize`, and the server does not know
+            // how to discover: an older server (rmcp's Discover mode does not fall back).
+            Err(ClientInitializeError::JsonRpcError(error))
+                if offered.iter().all(|version| !version.has_initialize()) =>
+            {
+                return Err(ConnectError::DiscoverRefused {
+                    client: offered,
+                    error,
                 })
             }
             Err(error) => return Err(ConnectError::Handshake(Box::new(error))),
@@ -524,6 +535,15 @@ pub enum ConnectError {
         /// The versions the server named.
         server: Vec<ProtocolVersion>,
     },
+    /// Asked for versions without `initialize` only (2026-07-28), the server answered
+    /// `server/discover` with this error: an older server, which only `initialize`
+    /// reaches (ask for such a version, or for none).
+    DiscoverRefused {
+        /// The versions this client offered.
+        client: Vec<ProtocolVersion>,
+        /// The server's answer to `server/discover`.
+        error: ErrorData,
+    },
     /// The handshake failed otherwise: rmcp's error (the transport, a refusal, a
     /// fallback to `initialize` that failed too, …).
     Handshake(Box<ClientInitializeError>),
@@ -550,6 +570,15 @@ impl std::fmt::Display for ConnectError {
                 list(client),
                 list(server)
             ),
+            ConnectError::DiscoverRefused { client, error } => write!(
+                f,
+                "asked to speak {} only, which has no initialize, but the server answered \
+                 server/discover with {}: {} (an older server; ask for a version with \
+                 initialize such as 2025-11-25, or leave the version to the client)",
+                list(client),
+                error.code.0,
+                error.message
+            ),
             // rmcp's text for this one names neither failure.
             ConnectError::Handshake(error) => match &**error {
                 ClientInitializeError::LegacyFallbackFailed { discover, fallback } => write!(
@@ -565,7 +594,7 @@ impl std::fmt::Display for ConnectError {
 impl std::error::Error for ConnectError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ConnectError::NoCommonVersion { .. } => None,
+            ConnectError::NoCommonVersion { .. } | ConnectError::DiscoverRefused { .. } => None,
             ConnectError::Handshake(error) => Some(&**error),
         }
     }
