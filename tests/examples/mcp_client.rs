@@ -241,6 +241,56 @@ fn an_unknown_protocol_version_is_refused_with_the_ones_it_speaks() {
     );
 }
 
+// covers: C1, R1, U2
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn at_its_default_it_reaches_mcp_server_over_http_on_one_connection() {
+    use crate::mcp_http::{Instance, Proxy};
+    use crate::protocol_support::rmcp_wire::{bounded, Side};
+
+    let instance = Instance::start(&[]).await;
+    let proxy = Proxy::start(instance.addr).await;
+    let client = tokio::process::Command::new(common::build_example("mcp_client"))
+        .args(["--accept-defaults", "--call", "connect_account"])
+        .arg(proxy.mcp_url())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the client starts");
+    let output = bounded("the client", client.wait_with_output())
+        .await
+        .expect("the client's output");
+    let side = |wanted: Side| -> Vec<Value> {
+        proxy
+            .wire
+            .messages()
+            .into_iter()
+            .filter(|(side, _)| *side == wanted)
+            .map(|(_, m)| m)
+            .collect()
+    };
+    let run = Run {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        ok: output.status.success(),
+        to_server: side(Side::Client),
+        from_server: side(Side::Server),
+    };
+    assert!(run.ok, "{run:?}");
+    assert_newest_version_spoken(&run);
+    // One discovery: whatever the server answered, the client went on from there
+    // (no second connection).
+    let discovers = run
+        .to_server
+        .iter()
+        .filter(|m| m["method"] == "server/discover")
+        .count();
+    assert_eq!(discovers, 1, "{:?}", run.to_server);
+    assert!(run.stdout.contains("declined to connect"), "{run:?}");
+}
+
 // covers: C1, M6, F4, R1
 #[cfg(feature = "axum")]
 #[tokio::test]
