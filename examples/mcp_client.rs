@@ -15,8 +15,10 @@
 //! - `--call TOOL` (repeatable) calls those tools in order with `{}`; `--call-all` calls
 //!   every listed tool that takes no required argument, with `{}`; with neither, the
 //!   person picks a tool (and types its arguments as JSON).
-//! - `--protocol 2025-11-25` or `2026-07-28` (with `server/discover` and input
-//!   requests); by default the newest both sides support.
+//! - `--protocol VERSION`: speak that MCP version only (`2026-07-28` with
+//!   `server/discover` and input requests; `2025-11-25`, `2025-06-18`, … with
+//!   `initialize`). By default the newest both sides speak: `server/discover` first,
+//!   `initialize` when the server is older (`ElicitClient::connect`).
 //! - `--accept-defaults`: nothing waits for a person. A form whose required fields all
 //!   have defaults is accepted with exactly the defaults; any other form, and every URL
 //!   request, is declined; a request a client must refuse gets its error.
@@ -44,11 +46,10 @@ use elicit::client::{
     readable_label, AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer, FieldKind, FieldPrompt,
     Notice, ReviewChoice, ReviewPrompt, ScriptedAsker,
 };
-use elicit::rmcp::client::{ElicitClient, RawTap};
+use elicit::rmcp::client::{ConnectError, ElicitClient, RawTap};
 use rmcp::model::{CallToolRequestParams, ProtocolVersion, Tool};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
@@ -83,9 +84,12 @@ fn parse_args() -> Result<Args, String> {
             "--call-all" => parsed.call_all = true,
             "--protocol" => {
                 let version = args.next().ok_or("--protocol needs a version")?;
-                if !matches!(version.as_str(), "2025-11-25" | "2026-07-28") {
+                let known = ProtocolVersion::KNOWN_VERSIONS;
+                if !known.iter().any(|known| known.as_str() == version) {
+                    let known: Vec<&str> = known.iter().map(ProtocolVersion::as_str).collect();
                     return Err(format!(
-                        "unknown protocol version {version:?}: use 2025-11-25 or 2026-07-28"
+                        "unknown protocol version {version:?}: use one of {}",
+                        known.join(", ")
                     ));
                 }
                 parsed.protocol = Some(version);
@@ -234,26 +238,28 @@ async fn connect(
     match target {
         Target::Url(url) => {
             let handler = make_handler();
-            let lifecycle = handler.lifecycle();
-            let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+            let auto = handler.protocol_version().is_none();
             let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-            match handler.serve_with_lifecycle(transport, lifecycle).await {
+            match handler.connect(transport).await {
                 Ok(client) => Ok((client, None)),
-                // A legacy server over HTTP may refuse `server/discover` before any
-                // session exists (an HTTP 400 without the request's id), which rmcp
-                // cannot tell from a broken server: with no version asked for, try
-                // `initialize` once on a new connection.
+                // A server that names no version both speak: trying again cannot help.
+                Err(e @ ConnectError::NoCommonVersion { .. }) => {
+                    Err(format!("connecting to {url}: {e}"))
+                }
+                // An older server over HTTP may fail `server/discover` in a way rmcp
+                // does not read as a legacy server's answer (a 5xx, a closed stream):
+                // with no version asked for, try `initialize` once on a new connection.
                 Err(discover) if auto => {
                     let handler = make_handler()
                         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
                     let transport = StreamableHttpClientTransport::from_uri(url.as_str());
                     handler
-                        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+                        .connect(transport)
                         .await
                         .map(|client| (client, None))
                         .map_err(|e| {
                             format!(
-                                "connecting to {url}: server/discover: {discover}; initialize: {e}"
+                                "connecting to {url}: {discover}; then initialize on a new connection: {e}"
                             )
                         })
                 }
@@ -274,12 +280,11 @@ async fn connect(
             let stdin = child.stdin.take().ok_or("the child has no stdin")?;
             let stdout = child.stdout.take().ok_or("the child has no stdout")?;
             let tap = RawTap::new();
-            let handler = make_handler().with_tap(tap.clone());
-            let lifecycle = handler.lifecycle();
-            let client = handler
-                .serve_with_lifecycle((tap.reader(stdout), stdin), lifecycle)
+            let client = make_handler()
+                .with_tap(tap.clone())
+                .connect((tap.reader(stdout), stdin))
                 .await
-                .map_err(|e| format!("initializing {}: {e}", command[0]))?;
+                .map_err(|e| format!("connecting to {}: {e}", command[0]))?;
             Ok((client, Some(child)))
         }
     }

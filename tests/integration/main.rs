@@ -36,6 +36,7 @@ mod rmcp;
 mod rmcp_client;
 mod rmcp_client_ts;
 mod rmcp_dialog;
+mod rmcp_client_versions;
 mod rmcp_input_state;
 mod schema_lint;
 mod schema_parse;

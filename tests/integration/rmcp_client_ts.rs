@@ -575,3 +575,77 @@ async fn an_sdk_server_gets_typed_answers_refusals_and_url_consent_from_elicit()
         .collect();
     assert!(content_keys.windows(2).all(|w| w[0] < w[1]), "{accepted}");
 }
+
+/// At its default (no version asked for), the client reaches the SDK server, which
+/// knows nothing of `server/discover`: it answers it with an error, the client falls
+/// back to `initialize` on the same pipes, offering 2025-11-25 with the capability in
+/// that version's shape, and a form round-trips.
+// covers: C1, R1
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_its_default_the_client_falls_back_to_initialize_with_an_sdk_server() {
+    let Some((node, script)) = ts_server() else {
+        return;
+    };
+    let mut child = tokio::process::Command::new(&node)
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {} {}: {e}", node.display(), script.display()));
+    let stdin = child.stdin.take().expect("piped stdin");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let log = Arc::new(Mutex::new(Log::default()));
+    let recorder = Recorder {
+        inner: ScriptedAsker::new([
+            Step::Field(FieldAnswer::Text("Ada".into())),
+            Step::Review(ReviewChoice::Send),
+        ]),
+        log: log.clone(),
+    };
+    let sent = Sent::default();
+    let tap = RawTap::new();
+    let writer = Recording {
+        inner: stdin,
+        sent: sent.clone(),
+    };
+    let client = bounded(
+        "the handshake",
+        ElicitClient::new(recorder)
+            .with_tap(tap.clone())
+            .connect((tap.reader(stdout), writer)),
+    )
+    .await
+    .expect("the client reaches the SDK server");
+    let info = client.peer_info().expect("the server's initialize result");
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
+
+    let hostile = call(&client, "hostile").await;
+    assert_eq!(
+        hostile,
+        json!({"action": "accept", "content": {"name": "Ada"}})
+    );
+    client.cancel().await.expect("the client closes");
+    let _ = child.kill().await;
+
+    let messages = sent.messages();
+    let methods: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect();
+    assert_eq!(
+        methods[..3],
+        ["server/discover", "initialize", "notifications/initialized"]
+    );
+    let initialize = messages
+        .iter()
+        .find(|m| m["method"] == "initialize")
+        .unwrap();
+    assert_eq!(initialize["params"]["protocolVersion"], MCP);
+    assert_eq!(
+        initialize["params"]["capabilities"]["elicitation"],
+        json!({"form": {}, "url": {}})
+    );
+    assert_mcp(MCP, "InitializeRequest", initialize);
+}

@@ -5,7 +5,6 @@
 //! ```no_run
 //! use elicit_core::client::ScriptedAsker;
 //! use elicit_core::rmcp::client::{ElicitClient, RawTap};
-//! use rmcp::ServiceExt;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut child = tokio::process::Command::new("my-mcp-server")
@@ -16,7 +15,8 @@
 //! // The tap keeps each `elicitation/create` exactly as the server wrote it (D13).
 //! let tap = RawTap::new();
 //! let handler = ElicitClient::new(ScriptedAsker::accept_defaults()).with_tap(tap.clone());
-//! let client = handler.serve((tap.reader(stdout), stdin)).await?;
+//! // The newest version both sides speak, whatever the server is (see below).
+//! let client = handler.connect((tap.reader(stdout), stdin)).await?;
 //! let tools = client.list_all_tools().await?;
 //! # let _ = tools; Ok(()) }
 //! ```
@@ -37,19 +37,46 @@
 //! - the [`ClientPolicy`]'s deadline runs on tokio's timer; a request the server
 //!   cancels (`notifications/cancelled`, which trips rmcp's `RequestContext::ct`) ends
 //!   its question at once;
-//! - the capability the client declares in `initialize` is what the asker renders
-//!   ([C1](crate::rules#c1)).
+//! - the capability the client declares is what the asker renders
+//!   ([C1](crate::rules#c1)), in the shape of the version spoken (below).
 //!
-//! MCP 2026-07-28 has no `initialize`: serve with
-//! [`ElicitClient::lifecycle`] (`ClientServiceExt::serve_with_lifecycle`), which sends
-//! `server/discover` for that version. Its input requests (`InputRequiredResult` in
-//! the answer to `tools/call`) are fulfilled by rmcp's `call_tool` through this same
-//! handler, and rmcp echoes the server's `requestState` on the retry, with a new
-//! JSON-RPC id ([M6](crate::rules#m6)). Two limits are rmcp's: an input request
-//! arrives already typed (inside a result, which no tap sees), so it is answered from
-//! what rmcp kept; and a refusal (`-32602`) has no place in `inputResponses` (the
-//! 2026-07-28 schema allows results only), so rmcp fails the whole `call_tool` with
-//! it and the server hears nothing.
+//! # Which protocol version
+//!
+//! [`ElicitClient::connect`] reaches any server and speaks the newest version both
+//! sides speak; [`with_protocol_version`](ElicitClient::with_protocol_version) makes it
+//! speak one version only. By default it opens with `server/discover` offering MCP
+//! 2026-07-28 (no `initialize`; capabilities per request), and falls back to
+//! `initialize` when the server turns out to be older:
+//!
+//! | the server answers `server/discover` with | the client then |
+//! | --- | --- |
+//! | its versions, 2026-07-28 among them | speaks 2026-07-28 |
+//! | its versions (an error `-32022` listing them, as rmcp's server sends, or a result), only versions with `initialize` | sends `initialize` offering the newest of them it speaks |
+//! | any other error (`-32601` method not found from a 2025-11-25 server), or nothing within 10 s | sends `initialize` offering 2025-11-25; the server answers with the version it picks |
+//! | versions none of which the client speaks | fails with [`ConnectError::NoCommonVersion`], both lists in its text |
+//!
+//! The `elicitation` capability is written in the shape of the version it is sent with
+//! ([C1](crate::rules#c1), [M2](crate::rules#m2)): `{"form": {}, "url": {}}` (the modes
+//! the asker renders) in 2025-11-25's `initialize` and in 2026-07-28's per-request
+//! `_meta["io.modelcontextprotocol/clientCapabilities"]`; `{}` (form, the only mode
+//! there is) in 2025-06-18's `initialize`, which strict servers of that version require
+//! (codex #20562); nothing before 2025-06-18, which has no elicitation. A server that
+//! names no versions (method not found) is offered 2025-11-25 in that version's shape,
+//! as the `initialize` negotiation has the client propose its newest: should it answer
+//! with 2025-06-18 and refuse the richer capability, ask for that version explicitly.
+//!
+//! rmcp's own `serve` and `serve_with_lifecycle` can carry this handler too (with
+//! [`ElicitClient::lifecycle`]), without the fallback for a server that answers
+//! `server/discover` with its older versions: that answer is read by `connect`.
+//!
+//! MCP 2026-07-28's input requests (`InputRequiredResult` in the answer to
+//! `tools/call`) are fulfilled by rmcp's `call_tool` through this same handler, and
+//! rmcp echoes the server's `requestState` on the retry, with a new JSON-RPC id
+//! ([M6](crate::rules#m6)). Two limits are rmcp's: an input request arrives already
+//! typed (inside a result, which no tap sees), so it is answered from what rmcp kept;
+//! and a refusal (`-32602`) has no place in `inputResponses` (the 2026-07-28 schema
+//! allows results only), so rmcp fails the whole `call_tool` with it and the server
+//! hears nothing.
 //!
 //! # What rmcp's typed request loses, and how the raw one is recovered
 //!
@@ -80,12 +107,16 @@ use std::task::{Context, Poll};
 
 use ::rmcp::handler::client::ClientHandler;
 use ::rmcp::model::{
-    ClientCapabilities, ClientConfig, CustomNotification, CustomRequest, CustomResult,
-    ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode, FormElicitationCapability,
-    Implementation, NumberOrString, ProtocolVersion, UrlElicitationCapability,
+    ClientCapabilities, ClientConfig, ClientJsonRpcMessage, ClientRequest, CustomNotification,
+    CustomRequest, CustomResult, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    ErrorCode, FormElicitationCapability, Implementation, NumberOrString, ProtocolVersion,
+    RequestId, ServerJsonRpcMessage, ServerResult, UrlElicitationCapability,
 };
-use ::rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient};
-use ::rmcp::{ClientLifecycleMode, ErrorData};
+use ::rmcp::service::{
+    ClientInitializeError, NotificationContext, Peer, RequestContext, RoleClient, RunningService,
+};
+use ::rmcp::transport::{IntoTransport, Transport};
+use ::rmcp::{ClientLifecycleMode, ClientServiceExt, ErrorData};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, ReadBuf};
 
@@ -139,23 +170,126 @@ impl<A: Asker + 'static> ElicitClient<A> {
         self
     }
 
-    /// Speaking this protocol version: `2025-11-25` (the `initialize` handshake), or
-    /// `2026-07-28` (`server/discover`, per-request `_meta` and input requests). By
-    /// default the newest both sides support: see [`lifecycle`](Self::lifecycle).
+    /// Speaking this protocol version only: `2026-07-28` (`server/discover`,
+    /// per-request `_meta` and input requests), or one with the `initialize` handshake
+    /// (`2025-11-25`, `2025-06-18`, …), offered there, the capability in its shape. By
+    /// default the newest both sides speak: see [`connect`](Self::connect).
     pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.protocol_version = Some(version);
         self
     }
 
+    /// The version asked for with [`with_protocol_version`](Self::with_protocol_version),
+    /// if any.
+    pub fn protocol_version(&self) -> Option<&ProtocolVersion> {
+        self.protocol_version.as_ref()
+    }
+
+    /// Connects over `transport` (stdio, a child's pipes, Streamable HTTP: anything
+    /// rmcp takes) and returns the running client, on the version chosen as the
+    /// [module documentation](self#which-protocol-version) describes: by default the
+    /// newest both sides speak, falling back from `server/discover` to `initialize`
+    /// for an older server, the `elicitation` capability in the shape of the version
+    /// spoken.
+    ///
+    /// # Errors
+    ///
+    /// [`ConnectError::NoCommonVersion`] with both sides' versions when there is no
+    /// version to speak (the server's list, or the version it answered `initialize`
+    /// with); [`ConnectError::DiscoverRefused`] when asked for 2026-07-28 only and the
+    /// server is older; [`ConnectError::Handshake`] with rmcp's error otherwise (the
+    /// transport failed, the server refused, …).
+    ///
+    /// ```no_run
+    /// use elicit_core::client::ScriptedAsker;
+    /// use elicit_core::rmcp::client::ElicitClient;
+    ///
+    /// // Any transport rmcp takes: here a byte stream (a child's pipes, a socket);
+    /// // rmcp's `StreamableHttpClientTransport` for a server over HTTP.
+    /// # async fn run(server: tokio::io::DuplexStream) -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = ElicitClient::new(ScriptedAsker::accept_defaults())
+    ///     .connect(server)
+    ///     .await?;
+    /// if let Some(server) = client.peer_info() {
+    ///     println!("protocol {}", server.protocol_version);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn connect<T, E, Adapter>(
+        self,
+        transport: T,
+    ) -> Result<RunningService<RoleClient, Self>, ConnectError>
+    where
+        T: IntoTransport<RoleClient, E, Adapter>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let offered: Vec<ProtocolVersion> = match &self.protocol_version {
+            Some(version) => vec![version.clone()],
+            None => ProtocolVersion::KNOWN_VERSIONS
+                .iter()
+                .rev()
+                .cloned()
+                .collect(),
+        };
+        let learned = Arc::new(Mutex::new(Learned::default()));
+        let negotiating = Negotiating {
+            inner: transport.into_transport(),
+            negotiate: self.protocol_version.is_none(),
+            modes: self.modes.clone(),
+            learned: Arc::clone(&learned),
+        };
+        let lifecycle = self.lifecycle();
+        let running = match self.serve_with_lifecycle(negotiating, lifecycle).await {
+            Ok(running) => running,
+            Err(ClientInitializeError::NoCompatibleProtocolVersion {
+                server_supported, ..
+            }) => {
+                return Err(ConnectError::NoCommonVersion {
+                    client: offered,
+                    server: server_supported,
+                })
+            }
+            // Asked for a version without `initialize`, and the server does not know
+            // how to discover: an older server (rmcp's Discover mode does not fall back).
+            Err(ClientInitializeError::JsonRpcError(error))
+                if offered.iter().all(|version| !version.has_initialize()) =>
+            {
+                return Err(ConnectError::DiscoverRefused {
+                    client: offered,
+                    error,
+                })
+            }
+            Err(error) => return Err(ConnectError::Handshake(Box::new(error))),
+        };
+        // The server's answer to `initialize` names its version; one this client does
+        // not speak ends the connection here, as the MCP lifecycle says.
+        let spoken = running
+            .peer_info()
+            .map(|info| info.protocol_version.clone());
+        match spoken {
+            Some(version) if speaks(&version) => Ok(running),
+            other => {
+                let server = other.into_iter().collect();
+                let _ = running.cancel().await;
+                Err(ConnectError::NoCommonVersion {
+                    client: offered,
+                    server,
+                })
+            }
+        }
+    }
+
     /// How rmcp should start the connection for the version chosen, to pass to
     /// [`ClientServiceExt::serve_with_lifecycle`](::rmcp::ClientServiceExt) (rmcp's
-    /// plain `serve` always sends `initialize`):
+    /// plain `serve` always sends `initialize`); [`connect`](Self::connect) uses it
+    /// and does more:
     /// - a version without a handshake (`2026-07-28`): `server/discover` only, a
     ///   legacy server being an error;
     /// - an older version: `initialize` with it;
     /// - no version given: `server/discover` offering rmcp's newest, falling back to
     ///   `initialize` with `2025-11-25` when the server answers it as a legacy server
-    ///   does (a JSON-RPC error for the unknown method).
+    ///   does (a JSON-RPC error for the unknown method). A server that answers with
+    ///   its list of older versions (rmcp's, `-32022`) is reached by `connect` only.
     ///
     /// ```
     /// use elicit_core::client::ScriptedAsker;
@@ -170,7 +304,7 @@ impl<A: Asker + 'static> ElicitClient<A> {
     pub fn lifecycle(&self) -> ClientLifecycleMode {
         match &self.protocol_version {
             None => ClientLifecycleMode::Auto {
-                preferred_versions: vec![ProtocolVersion::LATEST],
+                preferred_versions: modern_versions(),
                 legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
             },
             Some(version) if !version.has_initialize() => ClientLifecycleMode::Discover {
@@ -320,23 +454,38 @@ impl<A: Asker + 'static> ClientHandler for ElicitClient<A> {
     }
 
     fn get_info(&self) -> ClientConfig {
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation = elicitation_capability(&self.modes);
-        // What `initialize` offers; `server/discover` names its versions through
-        // `lifecycle`.
+        // What `initialize` offers, and what `server/discover` and every 2026-07-28
+        // request carry in `_meta` (`lifecycle` names the versions discovery offers;
+        // `connect` reshapes `initialize` for the version it settles on).
         let version = self
             .protocol_version
             .clone()
             .unwrap_or(ProtocolVersion::LATEST_WITH_INITIALIZE);
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = elicitation_capability(&self.modes, &version);
         ClientConfig::new(capabilities, self.implementation.clone()).with_protocol_version(version)
     }
 }
 
-/// The MCP capability for the modes an asker renders (C1); none at all when it renders
-/// none. Form is declared explicitly (`{"form": {}}`), not with MCP's empty object.
-fn elicitation_capability(modes: &ElicitationCapabilities) -> Option<ElicitationCapability> {
+/// The MCP capability for the modes an asker renders (C1), in the shape of `version`;
+/// none at all when it renders none that version has.
+/// - 2025-11-25 and later: each mode explicitly (`{"form": {}, "url": {}}`), not with
+///   the empty object, which there means form only (M2);
+/// - 2025-06-18: `{}`, its only shape (form; the version has no URL mode, and its
+///   strict servers refuse members it does not define: codex #20562);
+/// - earlier: none (elicitation came with 2025-06-18).
+fn elicitation_capability(
+    modes: &ElicitationCapabilities,
+    version: &ProtocolVersion,
+) -> Option<ElicitationCapability> {
     let form = modes.supports(Mode::Form);
     let url = modes.supports(Mode::Url);
+    if version.as_str() < ProtocolVersion::V_2025_06_18.as_str() {
+        return None;
+    }
+    if version.as_str() < ProtocolVersion::V_2025_11_25.as_str() {
+        return form.then(ElicitationCapability::new);
+    }
     if !form && !url {
         return None;
     }
@@ -344,6 +493,274 @@ fn elicitation_capability(modes: &ElicitationCapabilities) -> Option<Elicitation
     capability.form = form.then(FormElicitationCapability::new);
     capability.url = url.then(UrlElicitationCapability::new);
     Some(capability)
+}
+
+/// Whether this client speaks `version` (every version rmcp knows).
+fn speaks(version: &ProtocolVersion) -> bool {
+    ProtocolVersion::KNOWN_VERSIONS.contains(version)
+}
+
+/// The versions without `initialize` this client speaks, newest first: what
+/// `server/discover` offers.
+fn modern_versions() -> Vec<ProtocolVersion> {
+    ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .rev()
+        .filter(|version| !version.has_initialize())
+        .cloned()
+        .collect()
+}
+
+/// The newest version with `initialize` that this client and a server speaking
+/// `server` both speak.
+fn newest_with_initialize(server: &[ProtocolVersion]) -> Option<ProtocolVersion> {
+    ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .rev()
+        .find(|version| version.has_initialize() && server.contains(version))
+        .cloned()
+}
+
+/// Why [`ElicitClient::connect`] did not connect.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// No protocol version both sides speak: the versions this client offered (all
+    /// it speaks, newest first, or the one asked for), and those the server named
+    /// (its `server/discover` list, or the version it answered `initialize` with;
+    /// empty when it named none).
+    NoCommonVersion {
+        /// The versions this client offered.
+        client: Vec<ProtocolVersion>,
+        /// The versions the server named.
+        server: Vec<ProtocolVersion>,
+    },
+    /// Asked for versions without `initialize` only (2026-07-28), the server answered
+    /// `server/discover` with this error: an older server, which only `initialize`
+    /// reaches (ask for such a version, or for none).
+    DiscoverRefused {
+        /// The versions this client offered.
+        client: Vec<ProtocolVersion>,
+        /// The server's answer to `server/discover`.
+        error: ErrorData,
+    },
+    /// The handshake failed otherwise: rmcp's error (the transport, a refusal, a
+    /// fallback to `initialize` that failed too, …).
+    Handshake(Box<ClientInitializeError>),
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = |versions: &[ProtocolVersion]| {
+            versions
+                .iter()
+                .map(ProtocolVersion::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            ConnectError::NoCommonVersion { client, server } if server.is_empty() => write!(
+                f,
+                "no protocol version both sides speak: this client speaks {}, the server named none",
+                list(client)
+            ),
+            ConnectError::NoCommonVersion { client, server } => write!(
+                f,
+                "no protocol version both sides speak: this client speaks {}, the server {}",
+                list(client),
+                list(server)
+            ),
+            ConnectError::DiscoverRefused { client, error } => write!(
+                f,
+                "asked to speak {} only, which has no initialize, but the server answered \
+                 server/discover with {}: {} (an older server; ask for a version with \
+                 initialize such as 2025-11-25, or leave the version to the client)",
+                list(client),
+                error.code.0,
+                error.message
+            ),
+            // rmcp's text for this one names neither failure.
+            ConnectError::Handshake(error) => match &**error {
+                ClientInitializeError::LegacyFallbackFailed { discover, fallback } => write!(
+                    f,
+                    "server/discover failed ({discover}), and so did initialize after it ({fallback})"
+                ),
+                error => error.fmt(f),
+            },
+        }
+    }
+}
+
+impl std::error::Error for ConnectError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConnectError::NoCommonVersion { .. } | ConnectError::DiscoverRefused { .. } => None,
+            ConnectError::Handshake(error) => Some(&**error),
+        }
+    }
+}
+
+/// What [`Negotiating`] learned during the handshake.
+#[derive(Default)]
+struct Learned {
+    /// The id of the `server/discover` request awaiting its answer.
+    discover: Option<RequestId>,
+    /// The versions the server named in answer to it, when they were all older ones.
+    server_versions: Option<Vec<ProtocolVersion>>,
+}
+
+/// The transport under [`ElicitClient::connect`]: hands every message on, and during
+/// the handshake of a client without a version of its own reads the server's answer
+/// to `server/discover`. A list of versions that all have `initialize` (rmcp's
+/// `-32022` error, or a result) is handed to rmcp as the plain error it reads as a
+/// legacy server's, so that it falls back to `initialize`; that `initialize` then
+/// offers the newest of them this client speaks, with the capability in its shape.
+struct Negotiating<T> {
+    inner: T,
+    /// No version asked for: negotiate (else every message goes through unchanged).
+    negotiate: bool,
+    modes: ElicitationCapabilities,
+    learned: Arc<Mutex<Learned>>,
+}
+
+impl<T> Negotiating<T> {
+    fn learned(&self) -> std::sync::MutexGuard<'_, Learned> {
+        self.learned.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn outgoing(&self, message: &mut ClientJsonRpcMessage) {
+        let ClientJsonRpcMessage::Request(request) = message else {
+            return;
+        };
+        match &mut request.request {
+            ClientRequest::DiscoverRequest(_) => {
+                self.learned().discover = Some(request.id.clone());
+            }
+            ClientRequest::InitializeRequest(initialize) => {
+                let params = &mut initialize.params;
+                if let Some(version) = self
+                    .learned()
+                    .server_versions
+                    .as_deref()
+                    .and_then(newest_with_initialize)
+                {
+                    params.protocol_version = version;
+                }
+                params.capabilities.elicitation =
+                    elicitation_capability(&self.modes, &params.protocol_version);
+            }
+            _ => {}
+        }
+    }
+
+    fn incoming(&self, message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
+        let mut learned = self.learned();
+        let Some(discover) = learned.discover.clone() else {
+            return message;
+        };
+        let (id, versions, how) = match &message {
+            ServerJsonRpcMessage::Error(error)
+                if error.id.as_ref().is_none_or(|id| same_id(id, &discover))
+                    && error.error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION =>
+            {
+                let versions = error
+                    .error
+                    .data
+                    .as_ref()
+                    .and_then(|data| data.get("supported"))
+                    .and_then(|supported| {
+                        serde_json::from_value::<Vec<ProtocolVersion>>(supported.clone()).ok()
+                    })
+                    .unwrap_or_default();
+                (discover, versions, "refused 2026-07-28 (-32022)")
+            }
+            ServerJsonRpcMessage::Response(response) if same_id(&response.id, &discover) => {
+                let ServerResult::DiscoverResult(result) = &response.result else {
+                    learned.discover = None;
+                    return message;
+                };
+                (
+                    discover,
+                    result.supported_versions.clone(),
+                    "answered with its versions",
+                )
+            }
+            ServerJsonRpcMessage::Error(error)
+                if error.id.as_ref().is_none_or(|id| same_id(id, &discover)) =>
+            {
+                learned.discover = None;
+                return message;
+            }
+            _ => return message,
+        };
+        learned.discover = None;
+        // rmcp picks a version without `initialize` itself (or asks again for one the
+        // server listed); and a list with nothing in common is its error to report.
+        let modern = modern_versions();
+        if versions.iter().any(|version| modern.contains(version)) {
+            return message;
+        }
+        let Some(newest) = newest_with_initialize(&versions).or_else(|| {
+            // A refusal that names no versions: an older server that says so.
+            versions
+                .is_empty()
+                .then_some(ProtocolVersion::LATEST_WITH_INITIALIZE)
+        }) else {
+            return message;
+        };
+        let named = if versions.is_empty() {
+            "no versions".to_owned()
+        } else {
+            versions
+                .iter()
+                .map(ProtocolVersion::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        learned.server_versions = Some(versions);
+        // Any code rmcp does not read as a modern refusal makes it fall back.
+        let legacy = ErrorData::invalid_request(
+            format!(
+                "the server {how}, naming {named}: it speaks only versions with initialize; \
+                 initialize follows, offering {newest}"
+            ),
+            None,
+        );
+        ServerJsonRpcMessage::error(legacy, Some(id))
+    }
+}
+
+/// Two JSON-RPC ids name the same request (a number also as its decimal string, as
+/// rmcp matches them).
+fn same_id(a: &RequestId, b: &RequestId) -> bool {
+    a == b || a.to_string() == b.to_string()
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Negotiating<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        mut item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if self.negotiate {
+            self.outgoing(&mut item);
+        }
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        let message = self.inner.receive().await?;
+        Some(if self.negotiate {
+            self.incoming(message)
+        } else {
+            message
+        })
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
 }
 
 /// MCP params as the engine reads them: `mode` made explicit (M1: absent is form), the
