@@ -450,10 +450,13 @@ async fn turn(
         let scope = Scope::tool_call(session_id, tool_call_id.clone());
         let params = CallToolRequestParams::new(name.clone()).with_arguments(arguments);
         let call = pin!(call_tool(&mcp.client, scope, params));
-        // Dropping the call (on cancel) makes rmcp send `notifications/cancelled`.
-        let outcome = match future::select(call, cancelled.as_mut()).await {
-            Either::Left((outcome, _)) => outcome,
-            Either::Right(((), _)) => {
+        // Dropping the call (on cancel) makes rmcp send `notifications/cancelled` for
+        // the `tools/call` in flight, and drops a 2026-07-28 input request being asked
+        // (the ACP SDK withdraws it). The cancel is polled first: once it has arrived,
+        // the call is not polled again, and no answer goes on to the MCP server.
+        let outcome = match future::select(cancelled.as_mut(), call).await {
+            Either::Right((outcome, _)) => outcome,
+            Either::Left(((), _)) => {
                 update(cx, session_id, &tool_call_id, acp::ToolCallStatus::Failed)?;
                 say(cx, session_id, format!("Cancelled: {name} was stopped."))?;
                 return Ok(acp::StopReason::Cancelled);
