@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    ServerRequest, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomNotification,
+    CustomRequest, ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, ServerNotification, ServerRequest, Tool,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -40,7 +40,14 @@ struct OddServer {
     seen: Arc<Mutex<Seen>>,
     /// Signalled by the test: the server then cancels its pending elicitation.
     cancel_now: Arc<tokio::sync::Notify>,
+    /// Signalled by the test: the server then completes its URL elicitation.
+    complete_now: Arc<tokio::sync::Notify>,
+    /// How many times `needs_link` was called.
+    link_calls: Arc<Mutex<u32>>,
 }
+
+/// The MCP `elicitationId` of `needs_link`'s `-32042`.
+const LINK_ID: &str = "mcp-link-1";
 
 fn elicit(params: Value) -> ServerRequest {
     ServerRequest::CustomRequest(CustomRequest::new("elicitation/create", Some(params)))
@@ -77,10 +84,16 @@ impl ServerHandler for OddServer {
             serde_json::from_value(json!({ "type": "object", "properties": {} }))
                 .unwrap_or_default();
         Ok(ListToolsResult::with_all_items(
-            ["bad_schema", "legacy_names", "abandon"]
-                .into_iter()
-                .map(|name| Tool::new(name, "a test tool", none.clone()))
-                .collect(),
+            [
+                "bad_schema",
+                "legacy_names",
+                "abandon",
+                "needs_link",
+                "leaky_url",
+            ]
+            .into_iter()
+            .map(|name| Tool::new(name, "a test tool", none.clone()))
+            .collect(),
         ))
     }
 
@@ -142,6 +155,57 @@ impl ServerHandler for OddServer {
                 let _ = handle.cancel(Some("the server gave up".into())).await;
                 "abandoned".to_owned()
             }
+            "leaky_url" => {
+                self.ask(
+                    "leaky_url",
+                    json!({
+                        "mode": "url",
+                        "elicitationId": "mcp-leaky-1",
+                        "message": "Open this.",
+                        "url": "http://127.0.0.1:47617/open?access_token=abc"
+                    }),
+                    &context,
+                )
+                .await
+            }
+            "needs_link" => {
+                let first = {
+                    let mut calls = self
+                        .link_calls
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    *calls += 1;
+                    *calls == 1
+                };
+                if first {
+                    // M4: the user must go through this page first; the page (here the
+                    // test's signal) reports back, and the completion follows.
+                    let peer = context.peer.clone();
+                    let complete_now = Arc::clone(&self.complete_now);
+                    tokio::spawn(async move {
+                        complete_now.notified().await;
+                        let _ = peer
+                            .send_notification(ServerNotification::CustomNotification(
+                                CustomNotification::new(
+                                    "notifications/elicitation/complete",
+                                    Some(json!({ "elicitationId": LINK_ID })),
+                                ),
+                            ))
+                            .await;
+                    });
+                    return Err(ErrorData::new(
+                        ErrorCode(-32042),
+                        "link your repository first",
+                        Some(json!({ "elicitations": [{
+                            "mode": "url",
+                            "elicitationId": LINK_ID,
+                            "url": "http://127.0.0.1:47617/link?repo=elicit",
+                            "message": "Link your repository."
+                        }] })),
+                    ));
+                }
+                "linked".to_owned()
+            }
             other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         };
         Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
@@ -153,6 +217,7 @@ struct Server {
     url: String,
     seen: Arc<Mutex<Seen>>,
     cancel_now: Arc<tokio::sync::Notify>,
+    complete_now: Arc<tokio::sync::Notify>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -161,9 +226,12 @@ impl Server {
     fn start() -> Self {
         let seen = Arc::new(Mutex::new(Seen::default()));
         let cancel_now = Arc::new(tokio::sync::Notify::new());
+        let complete_now = Arc::new(tokio::sync::Notify::new());
         let handler = OddServer {
             seen: Arc::clone(&seen),
             cancel_now: Arc::clone(&cancel_now),
+            complete_now: Arc::clone(&complete_now),
+            link_calls: Arc::default(),
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
@@ -199,6 +267,7 @@ impl Server {
             url: format!("http://{addr}/mcp"),
             seen,
             cancel_now,
+            complete_now,
             stop: Some(stop),
             thread: Some(thread),
         }
@@ -343,4 +412,70 @@ fn a_cancelled_mcp_request_withdraws_the_acp_elicitation() {
         .filter_map(|m| m["params"]["update"]["content"]["text"].as_str())
         .collect();
     assert!(text.contains("abandoned"), "{messages:?}");
+}
+
+// covers: M4, U1, U2, U4, U5
+#[test]
+fn a_url_elicitation_required_error_is_asked_completed_and_the_call_made_again() {
+    let server = Server::start();
+    let (mut agent, session) = start(&server);
+    let id = prompt(&mut agent, &session, "call needs_link");
+    let mut before = Vec::new();
+    let create = loop {
+        let message = agent.recv();
+        if message["method"] != "session/update" {
+            break message;
+        }
+        before.push(message);
+    };
+    assert_eq!(
+        create["method"], "elicitation/create",
+        "{create} after {before:?}"
+    );
+    let params = &create["params"];
+    common::assert_valid_acp("CreateElicitationRequest", params);
+    assert_eq!(params["mode"], "url", "{params}");
+    assert_eq!(params["sessionId"], session, "{params}");
+    assert!(params["toolCallId"].is_string(), "{params}");
+    let acp_id = params["elicitationId"].as_str().expect("an id").to_owned();
+    // A fresh id, bound to this ACP connection: not the MCP server's.
+    assert_ne!(acp_id, LINK_ID);
+    agent.answer(create["id"].clone(), json!({ "action": "accept" }));
+    // The page reports back to the MCP server, which completes its elicitation. The
+    // pause lets the agent record the consent first: a completion for an id it has not
+    // consented to is ignored (U6), and the test would then wait in vain.
+    std::thread::sleep(Duration::from_secs(1));
+    server.complete_now.notify_one();
+    let complete = next_request(&mut agent);
+    assert_eq!(complete["method"], "elicitation/complete", "{complete}");
+    common::assert_valid_acp("CompleteElicitationNotification", &complete["params"]);
+    assert_eq!(complete["params"]["elicitationId"], acp_id, "{complete}");
+    let messages = until_response(&mut agent, id);
+    let text: String = messages
+        .iter()
+        .filter_map(|m| m["params"]["update"]["content"]["text"].as_str())
+        .collect();
+    assert!(text.contains("linked"), "{messages:?}");
+}
+
+// covers: S1
+#[test]
+fn a_url_the_agents_policy_refuses_is_never_sent_to_the_acp_client() {
+    let server = Server::start();
+    let (mut agent, session) = start(&server);
+    let id = prompt(&mut agent, &session, "call leaky_url");
+    let messages = until_response(&mut agent, id);
+    assert!(
+        messages.iter().all(|m| m["method"] != "elicitation/create"),
+        "{messages:?}"
+    );
+    let answers = server.answers();
+    let (_, answer) = answers
+        .iter()
+        .find(|(tool, _)| tool == "leaky_url")
+        .unwrap_or_else(|| panic!("the server got no answer: {answers:?}"));
+    let error = answer["error"].as_str().unwrap_or_default();
+    assert!(error.contains("not asked over ACP"), "{answer}");
+    // The refusal does not repeat the value it refused (U3).
+    assert!(!error.contains("abc"), "{answer}");
 }
