@@ -30,19 +30,20 @@ use crate::typed::Elicited;
 /// ACP connection to the person's client: see the [module documentation](super).
 ///
 /// Cheap to clone: clones share the connection, the current tool call and the URL
-/// consents waiting for their completion.
+/// consents waiting for their completion; each keeps its own configuration.
 #[derive(Clone)]
 pub struct McpBridge {
     pub(super) inner: Arc<Inner>,
-}
-
-pub(super) struct Inner {
-    connection: ConnectionTo<Client>,
-    elicitor: Elicitor,
     protocol_version: Option<ProtocolVersion>,
     tap: Option<RawTap>,
     implementation: Implementation,
     deadline: Option<Duration>,
+}
+
+/// What the clones of a bridge share.
+pub(super) struct Inner {
+    connection: ConnectionTo<Client>,
+    elicitor: Elicitor,
     /// The ACP scope of the `tools/call` in flight ([`super::call_tool`]).
     pub(super) scope: Mutex<Option<Scope>>,
     /// One `tools/call` at a time on this MCP connection.
@@ -59,7 +60,7 @@ impl std::fmt::Debug for McpBridge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpBridge")
             .field("connection", &self.inner.elicitor.connection())
-            .field("protocol_version", &self.inner.protocol_version)
+            .field("protocol_version", &self.protocol_version)
             .field("scope", &*lock(&self.inner.scope))
             .finish_non_exhaustive()
     }
@@ -78,13 +79,13 @@ impl McpBridge {
     /// its registry mints the ACP `elicitationId`s.
     pub fn new(connection: impl Into<ConnectionTo<Client>>, elicitor: Elicitor) -> Self {
         McpBridge {
+            protocol_version: None,
+            tap: None,
+            implementation: Implementation::new("elicit-bridge", env!("CARGO_PKG_VERSION")),
+            deadline: None,
             inner: Arc::new(Inner {
                 connection: connection.into(),
                 elicitor,
-                protocol_version: None,
-                tap: None,
-                implementation: Implementation::new("elicit-bridge", env!("CARGO_PKG_VERSION")),
-                deadline: None,
                 scope: Mutex::new(None),
                 calls: tokio::sync::Mutex::new(()),
                 consents: Mutex::new(HashMap::new()),
@@ -94,55 +95,33 @@ impl McpBridge {
         }
     }
 
-    fn configure(mut self, change: impl FnOnce(&mut Inner)) -> Self {
-        match Arc::get_mut(&mut self.inner) {
-            Some(inner) => change(inner),
-            // Configuration comes before any clone is made; a clone configured later
-            // would silently change its siblings, so it is refused loudly instead.
-            None => panic!("configure the McpBridge before cloning it"),
-        }
-        self
-    }
-
     /// Speaking this MCP version: `2025-11-25` or an older one with `initialize`,
     /// `2026-07-28` with `server/discover`. By default the newest both sides speak
     /// (see [`lifecycle`](Self::lifecycle)).
-    ///
-    /// # Panics
-    ///
-    /// When the bridge was cloned already: configure it first.
-    pub fn with_protocol_version(self, version: ProtocolVersion) -> Self {
-        self.configure(|inner| inner.protocol_version = Some(version))
+    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.protocol_version = Some(version);
+        self
     }
 
     /// Reading each `elicitation/create` from what `tap` recorded on the transport
     /// (the bytes the server wrote, with the members rmcp's typed model drops).
-    ///
-    /// # Panics
-    ///
-    /// When the bridge was cloned already.
-    pub fn with_tap(self, tap: RawTap) -> Self {
-        self.configure(|inner| inner.tap = Some(tap))
+    pub fn with_tap(mut self, tap: RawTap) -> Self {
+        self.tap = Some(tap);
+        self
     }
 
     /// With this name and version in `initialize`'s `clientInfo`.
-    ///
-    /// # Panics
-    ///
-    /// When the bridge was cloned already.
-    pub fn with_client_info(self, implementation: Implementation) -> Self {
-        self.configure(|inner| inner.implementation = implementation)
+    pub fn with_client_info(mut self, implementation: Implementation) -> Self {
+        self.implementation = implementation;
+        self
     }
 
     /// Giving the person at most `deadline` to answer each elicitation: then the ACP
     /// request is withdrawn (`$/cancel_request`) and the MCP server is answered
     /// `cancel`.
-    ///
-    /// # Panics
-    ///
-    /// When the bridge was cloned already.
-    pub fn with_deadline(self, deadline: Duration) -> Self {
-        self.configure(|inner| inner.deadline = Some(deadline))
+    pub fn with_deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = Some(deadline);
+        self
     }
 
     /// How rmcp should start the MCP connection, for
@@ -151,7 +130,7 @@ impl McpBridge {
     /// version given `server/discover` offering rmcp's newest and falling back to
     /// `initialize` with 2025-11-25.
     pub fn lifecycle(&self) -> ClientLifecycleMode {
-        match &self.inner.protocol_version {
+        match &self.protocol_version {
             None => ClientLifecycleMode::Auto {
                 preferred_versions: vec![ProtocolVersion::LATEST],
                 legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
@@ -171,7 +150,6 @@ impl McpBridge {
         let form = self.inner.elicitor.supports(Mode::Form);
         let url = self.inner.elicitor.supports(Mode::Url);
         let version = self
-            .inner
             .protocol_version
             .clone()
             .unwrap_or(ProtocolVersion::LATEST_WITH_INITIALIZE);
@@ -344,7 +322,7 @@ impl McpBridge {
         ask: impl Future<Output = T>,
         stop: impl Future<Output = ()>,
     ) -> Option<T> {
-        let deadline = self.inner.deadline;
+        let deadline = self.deadline;
         let stop = async move {
             match deadline {
                 Some(deadline) => {
@@ -386,10 +364,7 @@ impl McpBridge {
     }
 
     fn raw_params(&self, context: &RequestContext<RoleClient>) -> Option<Value> {
-        self.inner
-            .tap
-            .as_ref()
-            .and_then(|tap| tap.take(&context.id))
+        self.tap.as_ref().and_then(|tap| tap.take(&context.id))
     }
 }
 
@@ -477,11 +452,9 @@ impl ClientHandler for McpBridge {
         let mut capabilities = ClientCapabilities::default();
         capabilities.elicitation = self.capability();
         let version = self
-            .inner
             .protocol_version
             .clone()
             .unwrap_or(ProtocolVersion::LATEST_WITH_INITIALIZE);
-        ClientConfig::new(capabilities, self.inner.implementation.clone())
-            .with_protocol_version(version)
+        ClientConfig::new(capabilities, self.implementation.clone()).with_protocol_version(version)
     }
 }
