@@ -426,6 +426,40 @@ fn a_mode_the_acp_client_did_not_declare_is_never_offered_to_the_mcp_server() {
     );
 }
 
+// covers: C1, C2
+#[test]
+fn a_2025_06_18_server_is_offered_an_empty_elicitation_capability() {
+    // MCP 2025-06-18 knows no modes: `elicitation: {}` means form, and URL mode cannot
+    // be offered at all, whatever the ACP client declared.
+    let mut bridged = start(
+        Some("2025-06-18"),
+        json!({ "elicitation": { "form": {}, "url": {} } }),
+        true,
+    );
+    let prompt = bridged.prompt(r#"call plan_task {"task": "x"}"#);
+    let (id, params, _) = bridged.expect_create();
+    bridged.agent.answer(
+        id,
+        json!({ "action": "accept", "content": plan_answer(&params["requestedSchema"]) }),
+    );
+    let turn = bridged.finish(prompt);
+    assert!(turn.text().contains("review pass(es)"), "{}", turn.text());
+    let messages = bridged.record.as_ref().expect("recorded").messages();
+    let initialize = messages
+        .iter()
+        .find(|m| m["method"] == "initialize")
+        .unwrap_or_else(|| panic!("no initialize: {messages:?}"));
+    assert_eq!(
+        initialize["params"]["protocolVersion"], "2025-06-18",
+        "{initialize}"
+    );
+    assert_eq!(
+        initialize["params"]["capabilities"]["elicitation"],
+        json!({}),
+        "{initialize}"
+    );
+}
+
 // covers: R5
 #[test]
 fn session_cancel_withdraws_the_question_and_cancels_the_mcp_request() {
