@@ -41,7 +41,7 @@
 //! | client capability `elicitation` sent in `initialize` (2025-11-25) or each request's `_meta` (2026-07-28, by rmcp) | what the ACP client declared in `initialize` (`clientCapabilities.elicitation`): `form` and `url` each only if the ACP client declared it; `{}` for a 2025-06-18 server when form was declared; nothing before 2025-06-18 or when the ACP client declared no mode | C1–C6 on the ACP side (a malformed mode reads as absent) |
 //! | `elicitation/create` request (2025-11-25 and 2025-06-18), JSON-RPC id | `elicitation/create` request with a new ACP JSON-RPC id | — |
 //! | 2026-07-28 `InputRequiredResult.inputRequests[key]` (method `elicitation/create`) in a `tools/call` result | the same `elicitation/create`; rmcp retries the `tools/call` with `inputResponses[key]` and `requestState` | — |
-//! | the `tools/call` in flight | `sessionId` + `toolCallId` given to [`call_tool`] | E1–E4 (the scope is well formed) |
+//! | the `tools/call` in flight | `sessionId` + `toolCallId` given to [`call_tool`] | E1–E4 (the scope is well formed); an `elicitation/create` while no [`call_tool`] runs has no ACP session to go to and is answered `-32600` |
 //! | `mode` absent or `"form"` | `"mode": "form"` | M1 |
 //! | `message` | `message` | F7: no link in a form's message |
 //! | `requestedSchema` | `requestedSchema`, re-emitted by elicit's parser | strict parse (F1, F2, D2–D4, D7, D8, D11, D12); an invalid schema is never sent: the MCP server gets `-32602` with every problem and its JSON pointer; F5: a form asking for a secret is refused the same way; F7: a link in a field is refused |
