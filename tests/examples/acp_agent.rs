@@ -77,7 +77,19 @@ impl AgentProcess {
 
     /// Starts an example agent from its executable, with these environment variables.
     pub(crate) fn spawn(binary: &Path, name: &'static str, env: &[(&str, &str)]) -> Self {
+        Self::spawn_with_args(binary, name, &[], env)
+    }
+
+    /// Starts an example agent from its executable, with these arguments and
+    /// environment variables.
+    pub(crate) fn spawn_with_args(
+        binary: &Path,
+        name: &'static str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
         let mut child = Command::new(binary)
+            .args(args)
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

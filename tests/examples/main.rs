@@ -7,6 +7,8 @@ mod protocol_support;
 
 mod acp_agent;
 mod acp_client;
+mod acp_mcp_agent;
+mod acp_mcp_agent_http;
 mod conformance_server;
 mod mcp_client;
 mod mcp_fleet;

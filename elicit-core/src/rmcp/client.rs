@@ -799,7 +799,7 @@ fn as_engine_params(params: Value, id: &NumberOrString) -> Value {
 
 /// rmcp's typed params written back to JSON, the properties in the order rmcp kept
 /// from the wire (`property_order`) when it has one.
-fn typed_params_to_json(request: &ElicitRequestParams) -> Value {
+pub(crate) fn typed_params_to_json(request: &ElicitRequestParams) -> Value {
     let mut json = serde_json::to_value(request).unwrap_or(Value::Null);
     if let ElicitRequestParams::FormElicitationParams {
         requested_schema, ..
