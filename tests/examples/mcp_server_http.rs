@@ -52,6 +52,7 @@ async fn a_form_elicitation_over_streamable_http_end_to_end() {
         names,
         [
             "plan_task",
+            "book_table",
             "connect_account",
             "save_api_key",
             "link_repository"

@@ -489,7 +489,7 @@ fn url_consent_in_a_real_terminal() {
         return;
     }
     let tmux = Tmux::start("consent");
-    tmux.call(1, None);
+    tmux.call(2, None);
     let screen = tmux.wait_for(&["Open this page?", "Address: http://127.0.0.1:47616/connect"]);
     keep_screen(
         "tui_consent.txt",
