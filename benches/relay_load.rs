@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use elicit::agent::{
     ConnectionId, Elicitor, RedisConfig, RedisRelay, RedisStore, RegistryLimits, RelayConfig,
-    UrlEntry, UrlOutcome, UrlPolicy, UrlRegistry, UserId,
+    UrlEntry, UrlOutcome, UrlPolicy, UrlRegistry,
 };
 use elicit::axum::{PageTicket, PageWait, SecurePage};
 use elicit::{Elicit, ElicitationCapabilities, ElicitationResponse, Elicited, Scope};
@@ -155,9 +155,10 @@ async fn prepare(instances: &[Instance], n: usize) -> Vec<Pending> {
         let owner = i % instances.len();
         let at = &instances[owner];
         let shown = instances[(i + 1) % instances.len()].page.local_addr();
-        // One client connection per elicitation, as many users would have.
+        // One client connection per elicitation. No user: the bench's pages
+        // authenticate nobody, and a page opens only for an elicitation whose user it
+        // can verify (S6).
         let elicitor = Elicitor::new(caps.clone(), ConnectionId::new())
-            .with_user(UserId::new(format!("user-{i}")))
             .with_url_policy(UrlPolicy::new().allow_loopback_http(true))
             .with_registry(&at.registry);
         let link = at
@@ -275,7 +276,7 @@ async fn submit_all(pending: Vec<Pending>, pace: Option<Duration>) -> (Vec<Durat
                     let Ok(Elicited::Accepted(submitted)) = answer else {
                         panic!("elicitation {} on instance {}: {answer:?}", p.id, p.owner);
                     };
-                    // Not mixed up: this elicitation's own secret, for its own user.
+                    // Not mixed up: this elicitation's own secret.
                     assert_eq!(submitted.value().api_key, p.secret, "answer of {}", p.id);
                     let completion = p
                         .elicitor

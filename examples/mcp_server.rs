@@ -819,9 +819,11 @@ mod remote {
             ttl: Option<Duration>,
             instance: String,
         ) -> Result<Deployment, Box<dyn std::error::Error>> {
-            let mut page = SecurePage::builder().agent(
-                AgentIdentity::new("elicit-mcp-server").with_title("elicit example MCP server"),
-            );
+            let mut page = SecurePage::builder()
+                .unauthenticated_single_user(elicit::agent::UserId::new(LOCAL_USER))
+                .agent(
+                    AgentIdentity::new("elicit-mcp-server").with_title("elicit example MCP server"),
+                );
             if let Some(ttl) = ttl {
                 page = page.ttl(ttl);
             }

@@ -61,7 +61,8 @@ enum Region {
 const MESSAGE: &str = "Connect your deploy account: enter its API key on the agent's own page.";
 
 /// The one person this agent serves: a stdio agent is started by its user (see
-/// `acp_agent`). The page is bound to this user, and only this user completes it (S6).
+/// `acp_agent`). Its elicitations are bound to this user, and the page, which has no
+/// login, takes whoever fills it as this user (`unauthenticated_single_user`).
 const LOCAL_USER: &str = "local-user";
 
 #[tokio::main(flavor = "current_thread")]
@@ -72,6 +73,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let page = SecurePage::builder()
         .agent(AgentIdentity::new("elicit-url-secret-agent").with_title("elicit example agent"))
+        // One person's own agent: no login, and whoever opens the page on this machine
+        // counts as its user. That gives up checking who fills the page (S6); an agent
+        // with several users passes its login to `authenticate` instead.
+        .unauthenticated_single_user(UserId::new(LOCAL_USER))
         .bind(([127, 0, 0, 1], port))
         .await?;
     serve(page).await?;

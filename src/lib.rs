@@ -195,7 +195,9 @@
 //!     api_key: String,
 //! }
 //!
-//! // `page` is started once: `SecurePage::bind(([127, 0, 0, 1], 0)).await?`.
+//! // `page` is started once, saying who fills it (S6): with the agent's login,
+//! // `SecurePage::builder().authenticate(…)`, or for one person's own agent,
+//! // `SecurePage::builder().unauthenticated_single_user(user).bind(([127, 0, 0, 1], 0))`.
 //! async fn connect(cx: &ConnectionTo<Client>, elicitor: &Elicitor, page: &SecurePage) -> String {
 //!     let scope = Scope::session("session-1");
 //!     match ask_secret::<DeployKey>(cx, elicitor, page, scope, "Connect your account").await {

@@ -4,7 +4,7 @@
 //! headless Chromium opens the link, fills the page with a user's keys and clicks, and
 //! submits. The agent must then complete the elicitation and say that a key arrived,
 //! never the key (U3, U5). The browser's own behaviour is part of what is tested: the
-//! cookie that binds the page to the browser that opened it, the headers it sends on a
+//! cookie that binds the page to the browser that first submitted it, the headers it sends on a
 //! form submission from another page, its history.
 //!
 //! The ACP client is small: one JSON line per message, every read bounded, the child
@@ -496,7 +496,7 @@ fn a_form_posted_from_another_page_is_refused_and_the_real_page_still_works() {
 
 // covers: S6, U5
 #[test]
-fn a_link_opened_in_one_browser_is_refused_in_another() {
+fn a_page_submitted_in_one_browser_is_refused_in_another() {
     binary();
     harness::run(LIMIT, || async {
         let Some(first) = Browser::start().await? else {
@@ -507,17 +507,36 @@ fn a_link_opened_in_one_browser_is_refused_in_another() {
         first.goto(&turn.url).await?;
         wait_title(&first, FORM_TITLE).await?;
 
-        // Another browser, a fresh profile: no cookie, so no page.
+        // Another browser, a fresh profile (a link previewer, another device): looking
+        // binds nothing, so it is shown the form too.
         let second = Browser::start().await?.ok_or("the second browser")?;
         second.goto(&turn.url).await?;
+        wait_title(&second, FORM_TITLE).await?;
+
+        // The first browser submits (a key too short): that binds the page to it.
+        first.fill(KEY_INPUT, SHORT_KEY).await?;
+        first.click(ACCEPT).await?;
+        first.wait_for(".elicit-error").await?;
+
+        // The second browser is refused from then on, sending or looking.
+        second.fill(KEY_INPUT, ATTACKER_KEY).await?;
+        second.click(ACCEPT).await?;
+        wait_title(&second, REFUSED_TITLE).await?;
         let text = refusal(&second).await?;
-        assert!(text.contains("already opened in another browser"), "{text}");
+        assert!(text.contains("answered in another browser"), "{text}");
+        second.goto(&turn.url).await?;
+        let text = refusal(&second).await?;
+        assert!(text.contains("answered in another browser"), "{text}");
         assert!(second.find_all(KEY_INPUT).await?.is_empty());
         second.close().await?;
         agent.assert_quiet("a second browser").await?;
 
-        // The first browser still submits.
-        submit_and_complete(&first, &mut agent, &turn).await?;
+        // The first browser still submits, its own key.
+        let text = submit_and_complete(&first, &mut agent, &turn).await?;
+        assert!(
+            !text.contains(&format!("of {} characters", ATTACKER_KEY.len())),
+            "{text}"
+        );
         first.close().await?;
         Ok(())
     });
@@ -562,7 +581,11 @@ fn the_page_nested_in_an_app_works_at_its_public_origin_and_nowhere_else() {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
         let port = listener.local_addr()?.port();
         let origin = format!("http://agent.localhost:{port}");
-        let page = SecurePage::builder().mounted(&origin, "/elicit")?;
+        // Alice's own deployment, without a login: the page takes whoever fills it as
+        // alice (S6 given up in so many words).
+        let page = SecurePage::builder()
+            .unauthenticated_single_user(UserId::new("alice"))
+            .mounted(&origin, "/elicit")?;
         let app = Router::new()
             .route(
                 "/",

@@ -11,7 +11,7 @@ use elicit::Elicited;
 use super::url_page::{http, run, DeployKey};
 
 #[path = "../../elicit-core/tests/security/redis_server.rs"]
-mod redis_server;
+pub(crate) mod redis_server;
 use redis_server::RedisServer;
 
 const GOOD: &str = "f.api_key=sk-live-0123456789&f.region=eu&elicit-action=accept";
@@ -24,6 +24,7 @@ async fn instance(server: &RedisServer) -> (SecurePage, RedisStore<PageTicket>) 
     )
     .expect("the store connects");
     let page = SecurePage::builder()
+        .unauthenticated_single_user(UserId::new("alice"))
         .store(store.clone())
         .bind(([127, 0, 0, 1], 0))
         .await
@@ -87,7 +88,10 @@ fn two_instances_share_the_page_tokens_in_redis() {
         let link = first.link::<DeployKey>("m").unwrap();
         let path = link.url().strip_prefix(first.origin()).unwrap().to_owned();
         server.stop();
-        assert!(matches!(link.open("e-2", None), Err(PageError::Store(_))));
+        assert!(matches!(
+            link.open("e-2", Some(&UserId::new("alice"))),
+            Err(PageError::Store(_))
+        ));
         assert_eq!(
             http::open(first.local_addr(), &path, None).await.status,
             503

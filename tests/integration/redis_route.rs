@@ -63,7 +63,9 @@ async fn instance(server: &RedisServer, ttl: Duration) -> Instance {
         .expect("the relay connects and subscribes");
     let (urls, tickets) = stores(server, ttl);
     let registry = UrlRegistry::with_store(urls, RegistryLimits::DEFAULT).routed_by(&relay);
+    // Alice's own deployment, without a login (S6 given up in so many words).
     let page = SecurePage::builder()
+        .unauthenticated_single_user(UserId::new("alice"))
         .store(tickets.clone())
         .relay(&relay)
         .bind(([127, 0, 0, 1], 0))
@@ -617,7 +619,7 @@ fn a_redis_restart_errors_clearly_and_the_relay_subscribes_again() {
         until("A's subscriber sees the drop", || !a.relay.is_listening()).await;
         // Every operation errors, saying so; nothing passes for a success.
         let link = a.page.link::<DeployKey>("m").unwrap();
-        let Err(PageError::Store(error)) = link.open("e-2", None) else {
+        let Err(PageError::Store(error)) = link.open("e-2", Some(&UserId::new("alice"))) else {
             panic!("a page opens without Redis")
         };
         let cause = std::error::Error::source(&error).unwrap().to_string();

@@ -956,9 +956,14 @@ async fn a_secret_typed_on_the_servers_page_comes_back_typed_and_completes() {
     use crate::url_page::{http, DeployKey};
     use elicit::axum::SecurePage;
 
-    let page = SecurePage::bind(([127, 0, 0, 1], 0)).await.unwrap();
-    let c = connect(consenting_client(), Relay::default()).await;
     let alice = UserId::new("alice");
+    // Alice's own server, without a login: the page takes whoever fills it as alice.
+    let page = SecurePage::builder()
+        .unauthenticated_single_user(alice.clone())
+        .bind(([127, 0, 0, 1], 0))
+        .await
+        .unwrap();
+    let c = connect(consenting_client(), Relay::default()).await;
     let connection = PeerElicitor::new(c.peer()).with_user(alice.clone());
     let asking = connection.ask_secret::<DeployKey>(&page, "Paste your deploy key");
     let addr = page.local_addr();

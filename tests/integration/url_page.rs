@@ -147,16 +147,23 @@ pub(crate) mod http {
     }
 }
 
-/// A started page and one open link for `DeployKey`, bound to elicitation `e-1` and
-/// alice: the page, the link's path, and the wait.
-async fn opened(page: &SecurePage) -> (String, PageWait<DeployKey>) {
+/// A started page and one open link for `DeployKey`, bound to elicitation `e-1`,
+/// started by no user (a page that authenticates nobody opens only for such): the
+/// page, the link's path, and the wait.
+pub(crate) async fn opened(page: &SecurePage) -> (String, PageWait<DeployKey>) {
+    opened_for(page, None).await
+}
+
+/// The same, for an elicitation started by `user`.
+pub(crate) async fn opened_for(
+    page: &SecurePage,
+    user: Option<&UserId>,
+) -> (String, PageWait<DeployKey>) {
     let link = page
         .link::<DeployKey>("Paste the API key of your deploy account")
         .expect("a link");
     let url = link.url().to_owned();
-    let wait = link
-        .open("e-1", Some(&UserId::new("alice")))
-        .expect("the link opens");
+    let wait = link.open("e-1", user).expect("the link opens");
     let path = url
         .strip_prefix(page.origin())
         .expect("the link is on the page's origin")
@@ -209,7 +216,9 @@ fn a_submitted_page_hands_over_the_typed_value_once() {
 
         let shown = http::open(addr, &path, None).await;
         assert_eq!(shown.status, 200, "{}", shown.body);
-        let cookie = shown.cookie().expect("the first visit binds the browser");
+        let cookie = shown
+            .cookie()
+            .expect("the page gives the browser its cookie");
         let set_cookie = shown.header("set-cookie").unwrap();
         for part in ["HttpOnly", "SameSite=Strict", &format!("Path={path}")] {
             assert!(set_cookie.contains(part), "{set_cookie}");
@@ -245,7 +254,8 @@ fn a_submitted_page_hands_over_the_typed_value_once() {
         let Elicited::Accepted(submitted) = wait.answer().await.unwrap() else {
             panic!("accepted")
         };
-        assert_eq!(submitted.user(), Some(&UserId::new("alice")));
+        // S6: the page authenticates nobody, so the submission carries no user.
+        assert_eq!(submitted.user(), None);
         assert_eq!(
             submitted.into_value(),
             DeployKey {
@@ -309,12 +319,15 @@ fn hostile_requests_change_nothing() {
         assert_eq!(rebound.status, 421);
 
         let cookie = http::open(addr, &path, None).await.cookie().unwrap();
-        // Another browser opening the link after the first: refused.
-        assert_eq!(http::open(addr, &path, None).await.status, 403);
-        assert_eq!(
-            http::open(addr, &path, Some("elicit_page=00")).await.status,
-            403
-        );
+        // Looking binds nothing: another browser sees the page too, until one submits.
+        let other = http::open(addr, &path, None).await;
+        assert_eq!(other.status, 200, "{}", other.body);
+        let other = other.cookie().expect("a cookie of its own");
+        assert_ne!(other, cookie);
+        // A cookie the page never set is no cookie: a fresh one is set.
+        let forged = http::open(addr, &path, Some("elicit_page=00")).await;
+        assert_eq!(forged.status, 200);
+        assert!(forged.cookie().is_some());
 
         let cross_site: [&[(&str, &str)]; 5] = [
             // A page of another site posting to the link.
@@ -375,6 +388,12 @@ fn hostile_requests_change_nothing() {
         .await;
         assert_eq!(markup.status, 422);
         assert!(!markup.body.contains("<script>alert(1)"), "{}", markup.body);
+        // That first submission bound the page to its browser: the other one is
+        // refused now, looking or submitting.
+        assert_eq!(http::open(addr, &path, Some(&other)).await.status, 403);
+        let late = http::submit(addr, &path, &other, GOOD).await;
+        assert_eq!(late.status, 403, "{}", late.body);
+        assert!(late.body.contains("another browser"), "{}", late.body);
 
         // Nothing was handed over, and the real answer still goes through.
         assert_eq!(page.waiting(), 1);
@@ -457,7 +476,7 @@ fn a_shared_store_keeps_a_token_used_once_across_instances() {
             .unwrap();
         assert!(ticket.is_used());
         assert_eq!(ticket.elicitation_id(), "e-1");
-        assert_eq!(ticket.user(), Some(UserId::new("alice")));
+        assert_eq!(ticket.user(), None);
         first.shutdown();
         second.shutdown();
     });
@@ -576,7 +595,7 @@ fn with_authentication_only_the_user_who_asked_can_use_the_page() {
             .await
             .unwrap();
         let addr = page.local_addr();
-        let (path, wait) = opened(&page).await; // for alice
+        let (path, wait) = opened_for(&page, Some(&UserId::new("alice"))).await;
         let as_user = |user: &'static str| ("X-User", user);
 
         let anonymous = http::open(addr, &path, None).await;

@@ -1030,12 +1030,17 @@ mod tests {
         assert_eq!(old.state, UrlState::Consented);
         assert_eq!(old.user, None);
         assert_eq!(old.route, None);
+        // An earlier version's connection number still reads; it is written in the
+        // current form.
         assert_eq!(
             serde_json::to_string(&old).unwrap(),
-            r#"{"c":7,"s":"Consented"}"#
+            r#"{"c":"AAAAAAAAAAH","s":"Consented"}"#
         );
-        let back: UrlEntry = serde_json::from_str(r#"{"c":7,"s":"Consented"}"#).unwrap();
+        let back: UrlEntry =
+            serde_json::from_str(r#"{"c":"AAAAAAAAAAH","s":"Consented"}"#).unwrap();
         assert_eq!(back, old);
+        let short: UrlEntry = serde_json::from_str(r#"{"c":7,"s":"Consented"}"#).unwrap();
+        assert_eq!(short, old);
     }
 
     // covers: U4, D12

@@ -23,10 +23,11 @@ use crate::typed::{Elicit, Elicited};
 ///
 /// In order: a one-time link to the page is made and sent as `elicitation/create`
 /// (mode `url`, [U1](crate::rules#u1)); the page is bound to the new
-/// `elicitationId` and to the `Elicitor`'s user ([S6](crate::rules#s6)); the client's
-/// answer is recorded ([U2](crate::rules#u2)); on consent, the page's submission is
-/// awaited, the elicitation completed in the registry and `elicitation/complete`
-/// sent on this connection ([U5](crate::rules#u5)).
+/// `elicitationId` and to the `Elicitor`'s user ([S6](crate::rules#s6)), and takes no
+/// submission until the client's consent is recorded ([U2](crate::rules#u2)); on
+/// consent, the page's submission is awaited, the elicitation completed in the
+/// registry with the user the page verified and `elicitation/complete` sent on this
+/// connection ([U5](crate::rules#u5)).
 ///
 /// Returns `Accepted(T)` with the value, validated exactly as
 /// [`Elicit::from_content`]; `Declined` or `Cancelled` when the user refused in the
@@ -34,7 +35,10 @@ use crate::typed::{Elicit, Elicited};
 /// the interaction there is over); `Cancelled` when the session is cancelled
 /// ([`cancel_session`](super::cancel_session)) or the page expires before the user
 /// submits it. Errors are those of [`ask_url`](super::ask_url), and
-/// [`AskError::Transport`] when the page's server stopped or its store failed.
+/// [`AskError::Transport`] when the page's server stopped or its store failed, or the
+/// page cannot verify the `Elicitor`'s user
+/// ([`PageError::UserNotVerifiable`](crate::axum::PageError::UserNotVerifiable), nothing
+/// sent).
 ///
 /// Runs within a tokio runtime (the page's server and its expiry timer are tokio's),
 /// as the SDK's own examples do.
@@ -62,9 +66,10 @@ pub async fn ask_secret<T: Elicit + Send + 'static>(
         elicitor,
         elicitation_id,
     };
-    // Bound before the link is sent: the page works as soon as the user can open it.
-    let wait = link
-        .open(elicitation_id, elicitor.user())
+    // Bound before the link is sent: the page shows as soon as the user can open it,
+    // and takes nothing before the client's consent (U2).
+    let mut wait = link
+        .open_pending_consent(elicitation_id, elicitor.user())
         .map_err(AskError::transport)?;
     let connection: ConnectionTo<Client> = connection.clone().into();
     let response = match exchange_watched(&connection, pending.request(), &mut watch).await? {
@@ -72,7 +77,7 @@ pub async fn ask_secret<T: Elicit + Send + 'static>(
         None => return Ok(Elicited::Cancelled),
     };
     match elicitor.record_response(elicitation_id, &response) {
-        Ok(UrlOutcome::Consented) => {}
+        Ok(UrlOutcome::Consented) => wait.record_consent().map_err(AskError::transport)?,
         Ok(UrlOutcome::Declined) => return Ok(Elicited::Declined),
         Ok(UrlOutcome::Cancelled) => return Ok(Elicited::Cancelled),
         Err(CompletionError::UnknownAction(_)) => {

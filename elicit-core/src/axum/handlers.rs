@@ -3,7 +3,7 @@
 //! handlers; only the [`Public`](super::Public) they check requests against differs.
 
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, State};
@@ -12,8 +12,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use super::{Answer, PageTicket, Shared};
+use super::{Answer, PageTicket, Shared, Who};
 use crate::agent::random_hex;
+use crate::agent::UserId;
 use crate::client::html::{HtmlForm, Submission, SubmitAction};
 
 /// The largest body read: far above any form's answer (D12 bounds the form), small
@@ -86,46 +87,25 @@ fn show_page(
     headers: &HeaderMap,
 ) -> Result<Response, Refusal> {
     check_host(shared, uri, headers)?;
-    let mut ticket = live_ticket(shared, token)?;
+    let ticket = live_ticket(shared, token)?;
     check_user(shared, headers, &ticket)?;
-    // Whether this instance can show the form is settled before the browser is bound:
-    // an instance that shares the store but cannot show the page (no task of its own
-    // waits for it, and no relay brings the answer to the one that waits) must leave
-    // the link usable where it can be answered.
     if !can_show(shared, token, &ticket) {
         return Err(gone());
     }
-    let mut set_cookie = None;
-    // The first browser to open the page owns it; a second one is refused.
-    loop {
-        match ticket.browser() {
-            Some(bound) => {
-                if !cookie_matches(headers, bound) {
-                    return Err(Refusal(
-                        StatusCode::FORBIDDEN,
-                        "This link was already opened in another browser. Ask the agent for a new one.",
-                    ));
-                }
-                break;
-            }
-            None => {
-                let browser = random_hex::<16>().map_err(|_| unavailable())?;
-                match shared.store.compare_and_swap(
-                    token,
-                    &ticket,
-                    Some(ticket.with_browser(browser.clone())),
-                ) {
-                    Ok(true) => {
-                        set_cookie = Some(browser);
-                        break;
-                    }
-                    // Another request changed it first: read it again.
-                    Ok(false) => ticket = live_ticket(shared, token)?,
-                    Err(_) => return Err(unavailable()),
-                }
-            }
+    // Showing the page changes nothing in the store: a link previewer, a mail
+    // scanner or a `HEAD` sees the form and binds no one. The page is bound to the
+    // browser that first submits it (see `submit_page`); until then each browser gets
+    // a cookie of its own, which its submission then names.
+    let cookie = browser_cookie(headers);
+    if let Some(bound) = ticket.browser() {
+        if !cookie.is_some_and(|cookie| constant_time_eq(cookie.as_bytes(), bound.as_bytes())) {
+            return Err(in_another_browser());
         }
     }
+    let set_cookie = match cookie {
+        Some(_) => None,
+        None => Some(random_hex::<16>().map_err(|_| unavailable())?),
+    };
     let waiting = shared.lock_waiting();
     let mut response = match waiting.get(token) {
         Some(form) => form_page(shared, form.schema, &form.message, None),
@@ -166,10 +146,48 @@ async fn submit(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    match submit_page(&shared, &token, &uri, &headers, &body) {
-        Ok(response) => response,
-        Err(refusal) => refusal.into_response(),
+    // A submission that arrives while the page waits for the client's consent is held
+    // a moment: a client may open the browser as it sends `accept`, before the agent
+    // has read it. Once the consent is recorded it goes through; if the page is closed
+    // meanwhile (the client declined), or the consent never comes, it is refused.
+    let deadline = Instant::now() + CONSENT_GRACE;
+    let mut held = false;
+    loop {
+        match submit_page(&shared, &token, &uri, &headers, &body) {
+            Ok(Submit::Done(response)) => return response,
+            Ok(Submit::AwaitsConsent(refused)) => {
+                if Instant::now() >= deadline {
+                    return refused;
+                }
+                held = true;
+                tokio::time::sleep(CONSENT_POLL).await;
+            }
+            // Closed while this submission waited for the consent: the agent gave up
+            // the page, because the client declined or cancelled.
+            Err(Refusal(StatusCode::GONE, GONE)) if held => {
+                return Refusal(
+                    StatusCode::GONE,
+                    "Not sent: the request was declined or cancelled in your client, so the \
+                     agent closed this page and your answer was not taken.",
+                )
+                .into_response()
+            }
+            Err(refusal) => return refusal.into_response(),
+        }
     }
+}
+
+/// How long a submission made before the client's consent was recorded is held for it.
+const CONSENT_GRACE: Duration = Duration::from_secs(2);
+
+/// How often a held submission reads the ticket again.
+const CONSENT_POLL: Duration = Duration::from_millis(50);
+
+/// What a submission came to: a page to send, or the page refusing it because the
+/// client's consent is not recorded yet (sent only once the grace is over).
+enum Submit {
+    Done(Response),
+    AwaitsConsent(Response),
 }
 
 fn submit_page(
@@ -178,7 +196,7 @@ fn submit_page(
     uri: &Uri,
     headers: &HeaderMap,
     body: &[u8],
-) -> Result<Response, Refusal> {
+) -> Result<Submit, Refusal> {
     check_host(shared, uri, headers)?;
     check_same_origin(shared, headers)?;
     let urlencoded = headers
@@ -196,27 +214,36 @@ fn submit_page(
         ));
     }
     let ticket = live_ticket(shared, token)?;
-    check_user(shared, headers, &ticket)?;
-    match ticket.browser() {
-        Some(bound) if cookie_matches(headers, bound) => {}
-        _ => {
-            return Err(Refusal(
-                StatusCode::FORBIDDEN,
-                "This page was not opened in this browser. Open the link the agent sent first.",
-            ))
-        }
-    }
+    let user = check_user(shared, headers, &ticket)?;
+    // The cookie the page gave this browser when it showed the form.
+    let Some(browser) = browser_cookie(headers) else {
+        return Err(Refusal(
+            StatusCode::FORBIDDEN,
+            "This page was not opened in this browser. Open the link the agent sent first.",
+        ));
+    };
+    check_browser(&ticket, browser)?;
     let mut waiting = shared.lock_waiting();
     let Some(form) = waiting.get_mut(token) else {
         drop(waiting);
         // Opened by another instance, whose task waits for it.
         #[cfg(feature = "redis")]
         if shared.relay.is_some() {
-            return submit_routed(shared, token, &ticket, body);
+            return submit_routed(shared, token, ticket, browser, body);
         }
         return Err(gone());
     };
     let submission = Submission::parse(form.schema, body);
+    // U2: nothing is taken before the client's consent is recorded, so nothing is
+    // told "Received" and then dropped when the client declines.
+    if ticket.awaits_consent() {
+        return Ok(Submit::AwaitsConsent(consent_first(
+            shared,
+            form.schema,
+            &form.message,
+            &submission,
+        )));
+    }
     let answer = match submission.action() {
         Some(SubmitAction::Decline) => Answer::Declined,
         Some(SubmitAction::Cancel) => Answer::Cancelled,
@@ -226,27 +253,30 @@ fn submit_page(
                 .content()
                 .and_then(|content| (form.parse)(&content));
             match parsed {
-                Ok(value) => Answer::Accepted(value, ticket.user()),
+                Ok(value) => Answer::Accepted(value, user),
                 Err(_) => {
+                    // The first submission binds the page to this browser, so that
+                    // only it sends the corrected answer.
+                    bind(shared, token, ticket, browser)?;
                     // F3: the same page, each error beside its field; the token stays
                     // open for the corrected answer.
                     let mut response =
                         form_page(shared, form.schema, &form.message, Some(&submission));
                     *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
-                    return Ok(response);
+                    return Ok(Submit::Done(response));
                 }
             }
         }
     };
     // Used once: only the request that moves the ticket from unused to used hands an
     // answer over, whichever instance it reached.
-    match shared
-        .store
-        .compare_and_swap(token, &ticket, Some(ticket.used()))
-    {
-        Ok(true) => {}
-        Ok(false) => return Err(gone()),
-        Err(_) => return Err(unavailable()),
+    if !mark_used(shared, token, ticket, browser)? {
+        return Ok(Submit::AwaitsConsent(consent_first(
+            shared,
+            form.schema,
+            &form.message,
+            &submission,
+        )));
     }
     let sender = form.answer.take();
     waiting.remove(token);
@@ -255,7 +285,7 @@ fn submit_page(
     if !delivered {
         return Err(gone());
     }
-    Ok(done_page(shared, submission.action()))
+    Ok(Submit::Done(done_page(shared, submission.action())))
 }
 
 /// A submission of a page whose task waits on another instance: checked here against
@@ -265,44 +295,55 @@ fn submit_page(
 fn submit_routed(
     shared: &Shared,
     token: &str,
-    ticket: &PageTicket,
+    ticket: PageTicket,
+    browser: &str,
     body: &[u8],
-) -> Result<Response, Refusal> {
+) -> Result<Submit, Refusal> {
     use crate::agent::{Delivery, PageMessage, RoutedAction};
     let (Some(relay), Some(route), Some(form)) = (&shared.relay, ticket.route(), ticket.form())
     else {
         return Err(gone());
     };
+    let (route, form) = (route.clone(), form.clone());
     let schema =
         crate::schema::RequestedSchema::from_json(&form.schema).map_err(|_| unavailable())?;
     let submission = Submission::parse(&schema, body);
+    if ticket.awaits_consent() {
+        return Ok(Submit::AwaitsConsent(consent_first(
+            shared,
+            &schema,
+            &form.message,
+            &submission,
+        )));
+    }
     let (action, content) = match submission.action() {
         Some(SubmitAction::Decline) => (RoutedAction::Decline, None),
         Some(SubmitAction::Cancel) => (RoutedAction::Cancel, None),
         Some(SubmitAction::Accept) | None => match submission.content() {
             Ok(content) => (RoutedAction::Accept, Some(content)),
             Err(_) => {
+                bind(shared, token, ticket, browser)?;
                 let mut response = form_page(shared, &schema, &form.message, Some(&submission));
                 *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
-                return Ok(response);
+                return Ok(Submit::Done(response));
             }
         },
     };
-    match shared
-        .store
-        .compare_and_swap(token, ticket, Some(ticket.used()))
-    {
-        Ok(true) => {}
-        Ok(false) => return Err(gone()),
-        Err(_) => return Err(unavailable()),
+    if !mark_used(shared, token, ticket, browser)? {
+        return Ok(Submit::AwaitsConsent(consent_first(
+            shared,
+            &schema,
+            &form.message,
+            &submission,
+        )));
     }
     let message = PageMessage {
         token: token.to_owned(),
         action,
         content,
     };
-    match relay.send_page(route, message) {
-        Ok(Delivery::Delivered) => Ok(done_page(shared, submission.action())),
+    match relay.send_page(&route, message) {
+        Ok(Delivery::Delivered) => Ok(Submit::Done(done_page(shared, submission.action()))),
         Ok(Delivery::NoListener) => Err(Refusal(
             StatusCode::SERVICE_UNAVAILABLE,
             "Not delivered: the part of the agent that asked for this is no longer running, \
@@ -314,6 +355,95 @@ fn submit_routed(
              was kept. Ask the agent again.",
         )),
     }
+}
+
+/// Tries at changing a ticket that other requests keep changing; each change is a step
+/// forward (consented, bound, used), so a few are enough.
+const CAS_ATTEMPTS: usize = 8;
+
+/// Binds the page to `browser`, the first to submit it, unless it already is. Refused
+/// when another browser got there first, or the page was used meanwhile.
+fn bind(
+    shared: &Shared,
+    token: &str,
+    mut ticket: PageTicket,
+    browser: &str,
+) -> Result<(), Refusal> {
+    for _ in 0..CAS_ATTEMPTS {
+        if ticket.browser().is_some() {
+            return check_browser(&ticket, browser);
+        }
+        let bound = ticket.with_browser(browser.to_owned());
+        match shared.store.compare_and_swap(token, &ticket, Some(bound)) {
+            Ok(true) => return Ok(()),
+            // Another request changed it first: read it again.
+            Ok(false) => ticket = live_ticket(shared, token)?,
+            Err(_) => return Err(unavailable()),
+        }
+    }
+    Err(unavailable())
+}
+
+/// Marks the ticket used by `browser` (binding it if no browser submitted it before):
+/// the one step that lets an answer through, once. `false` when the page waits for
+/// the client's consent (the caller shows the form again, saying so); every other
+/// refusal is an `Err`.
+fn mark_used(
+    shared: &Shared,
+    token: &str,
+    mut ticket: PageTicket,
+    browser: &str,
+) -> Result<bool, Refusal> {
+    for _ in 0..CAS_ATTEMPTS {
+        check_browser(&ticket, browser)?;
+        if ticket.awaits_consent() {
+            return Ok(false);
+        }
+        let used = ticket.with_browser(browser.to_owned()).used();
+        match shared.store.compare_and_swap(token, &ticket, Some(used)) {
+            Ok(true) => return Ok(true),
+            // Changed meanwhile (used by a concurrent submission, bound by another
+            // browser, consent recorded): read it again and check everything.
+            Ok(false) => ticket = live_ticket(shared, token)?,
+            Err(_) => return Err(unavailable()),
+        }
+    }
+    Err(unavailable())
+}
+
+/// Whether `browser` may submit this ticket: any browser before the first submission,
+/// only that one's after.
+fn check_browser(ticket: &PageTicket, browser: &str) -> Result<(), Refusal> {
+    match ticket.browser() {
+        Some(bound) if !constant_time_eq(bound.as_bytes(), browser.as_bytes()) => {
+            Err(in_another_browser())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A submission made before the client's consent was recorded: refused, and the form
+/// shown again (secrets left out, as after an invalid answer) under a notice saying why.
+fn consent_first(
+    shared: &Shared,
+    schema: &crate::schema::RequestedSchema,
+    message: &str,
+    submission: &Submission<'_>,
+) -> Response {
+    let mut form = HtmlForm::new(schema).message(message).mask_secrets(true);
+    if let Some(agent) = &shared.agent {
+        form = form.agent(agent.clone());
+    }
+    let body = format!(
+        "{}{}",
+        plain(
+            "Confirm in your client first: it has not yet told the agent that you agreed \
+             to open this page, so your answer was not sent. Accept the request in your \
+             client, then send the form again."
+        ),
+        form.refill(submission).render()
+    );
+    page(StatusCode::CONFLICT, "Confirm in your client first", &body)
 }
 
 /// The page after a submission was handed over.
@@ -359,22 +489,38 @@ fn live_ticket(shared: &Shared, token: &str) -> Result<PageTicket, Refusal> {
     Ok(ticket)
 }
 
-/// S6: with an authentication hook, the person at the browser must be the user who
-/// started the elicitation.
-fn check_user(shared: &Shared, headers: &HeaderMap, ticket: &PageTicket) -> Result<(), Refusal> {
-    let Some(authenticate) = &shared.authenticate else {
-        return Ok(());
-    };
-    match authenticate(headers) {
-        Some(user) if Some(&user) == ticket.user().as_ref() => Ok(()),
-        Some(_) => Err(Refusal(
+/// S6: who is at the browser, as the page can tell: the user `authenticate` verified
+/// (who must be the one who started the elicitation), the deployment's single user, or
+/// nobody. What a submission then carries as its user.
+fn check_user(
+    shared: &Shared,
+    headers: &HeaderMap,
+    ticket: &PageTicket,
+) -> Result<Option<UserId>, Refusal> {
+    let other_user = || {
+        Refusal(
             StatusCode::FORBIDDEN,
             "This page was opened for another user. Sign in as the user who asked the agent.",
-        )),
-        None => Err(Refusal(
-            StatusCode::UNAUTHORIZED,
-            "Sign in first: this page is for the user who asked the agent.",
-        )),
+        )
+    };
+    match &shared.who {
+        Who::Authenticate(authenticate) => match authenticate(headers) {
+            Some(user) if Some(&user) == ticket.user().as_ref() => Ok(Some(user)),
+            Some(_) => Err(other_user()),
+            None => Err(Refusal(
+                StatusCode::UNAUTHORIZED,
+                "Sign in first: this page is for the user who asked the agent.",
+            )),
+        },
+        // The page opens only for that user's elicitations; a ticket of another (an
+        // instance configured otherwise) is refused.
+        Who::SingleUser(single) if Some(single) == ticket.user().as_ref() => {
+            Ok(Some(single.clone()))
+        }
+        Who::SingleUser(_) => Err(other_user()),
+        Who::Nobody if ticket.user().is_none() => Ok(None),
+        // Started by a user this page cannot recognise.
+        Who::Nobody => Err(other_user()),
     }
 }
 
@@ -413,16 +559,23 @@ fn check_same_origin(shared: &Shared, headers: &HeaderMap) -> Result<(), Refusal
     }
 }
 
-/// Whether the request carries the browser binding cookie with this value, compared
-/// in constant time.
-fn cookie_matches(headers: &HeaderMap, bound: &str) -> bool {
+/// The page's cookie in the request, if it is one the page could have set: 32
+/// lowercase hex digits. The first such cookie counts.
+fn browser_cookie(headers: &HeaderMap) -> Option<&str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .any(|(name, value)| name == COOKIE && constant_time_eq(value.as_bytes(), bound.as_bytes()))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value)
+        .filter(|value| {
+            value.len() == 32
+                && value
+                    .bytes()
+                    .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        })
 }
 
 /// Whether this instance can show the form of `token`: its own task waits for it, or a
@@ -444,11 +597,19 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn gone() -> Refusal {
+fn in_another_browser() -> Refusal {
     Refusal(
-        StatusCode::GONE,
-        "This page was already used. Ask the agent for a new link if you need one.",
+        StatusCode::FORBIDDEN,
+        "This page is being answered in another browser. Ask the agent for a new link if \
+         that was not you.",
     )
+}
+
+/// What a used (or closed) page says.
+const GONE: &str = "This page was already used. Ask the agent for a new link if you need one.";
+
+fn gone() -> Refusal {
+    Refusal(StatusCode::GONE, GONE)
 }
 
 fn unavailable() -> Refusal {

@@ -11,21 +11,46 @@
 //! 1. [`SecurePage::bind`] starts the server on a loopback address the agent chooses.
 //! 2. [`SecurePage::link`] mints a one-time token: 256 bits from the operating system's
 //!    random source, the only thing in the link ([S1](crate::rules#s1)).
-//! 3. The agent sends that URL in a URL-mode request (`Elicitor::url`, or in one call
-//!    with the SDK integrations, e.g. `agent_client_protocol::ask_secret`), then
-//!    [`PageLink::open`] binds the token to the `elicitationId` and to the user who
-//!    started it ([S6](crate::rules#s6)), with an expiry.
-//! 4. [`PageWait::answer`] waits for the user's submission and returns the typed value,
-//!    validated exactly as [`Elicit::from_content`]; the agent then completes the
-//!    elicitation in its registry and sends `elicitation/complete`
-//!    ([U5](crate::rules#u5)) with the user the page was bound to.
+//! 3. [`PageLink::open_pending_consent`] binds the token to the `elicitationId` and to
+//!    the user who started it ([S6](crate::rules#s6)), with an expiry, and the agent
+//!    sends the URL in a URL-mode request (`Elicitor::url`; or all of this in one call
+//!    with the SDK integrations, e.g. `agent_client_protocol::ask_secret`).
+//! 4. When the client answers `accept`, [`PageWait::record_consent`] lets the page take
+//!    a submission ([U2](crate::rules#u2)); on decline or cancel, dropping the wait
+//!    closes the page.
+//! 5. [`PageWait::answer`] waits for the user's submission and returns the typed value,
+//!    validated exactly as [`Elicit::from_content`], with the user the page verified;
+//!    the agent then completes the elicitation in its registry with that user
+//!    ([S6](crate::rules#s6)) and sends `elicitation/complete` ([U5](crate::rules#u5)).
+//!
+//! # Who fills the page
+//!
+//! A link travels (forwarded, shared, unfurled by a chat), so the page verifies who is
+//! at the browser with the agent's own login ([`SecurePageBuilder::authenticate`]) and
+//! a submission carries the user it verified; a page for a public origin cannot be
+//! built without it, unless a single-user deployment says in so many words that it
+//! gives that up ([`SecurePageBuilder::unauthenticated_single_user`]). A page that
+//! authenticates nobody (on loopback only) opens only for elicitations started without
+//! a user. See [who fills the page](SecurePageBuilder#who-fills-the-page-s6).
+//!
+//! # What binds the page
+//!
+//! Looking at the page changes nothing: a `GET` or `HEAD` shows the form (or its
+//! headers) and writes nothing, so a link previewer, a mail scanner or a chat's
+//! unfurler that fetches the link (headless browsers included, which send the same
+//! headers as a person's) cannot lock the person out. What binds the page is the
+//! first submission, which only a person makes on the page itself (same-origin,
+//! after consent): the page is then bound to that browser with a `SameSite=Strict`,
+//! `HttpOnly` cookie the page set when it showed the form, and only that browser can
+//! send a corrected answer; any other is refused.
 //!
 //! What the page refuses, changing nothing: an unknown, expired or used token (the
-//! page is submitted once); a second browser opening a link already opened (the first
-//! visit binds the page to that browser with a `SameSite=Strict`, `HttpOnly` cookie);
-//! with [`SecurePageBuilder::authenticate`], a person the agent's own authentication
-//! does not recognise as the user who started the elicitation ([S6](crate::rules#s6));
-//! a `POST` that is not same-origin (`Origin`, `Sec-Fetch-Site`); a `Host` other than
+//! page is submitted once); a submission before the client's consent is recorded
+//! (the form is shown again, saying to confirm in the client first); another browser
+//! once a browser submitted; with [`SecurePageBuilder::authenticate`], a person the
+//! agent's own authentication does not recognise as the user who started the
+//! elicitation ([S6](crate::rules#s6)); a `POST` without the page's cookie or that is
+//! not same-origin (`Origin`, `Sec-Fetch-Site`); a `Host` other than
 //! the page's origin's (DNS rebinding); a body that is not a urlencoded form or
 //! is larger than 64 KiB; any other path or method. Every page is sent with a content
 //! security policy that forbids scripts, frames and foreign form targets, and with
@@ -51,23 +76,36 @@
 //! page saying the answer was not delivered and nothing was kept.
 //!
 //! ```no_run
-//! use elicit_core::agent::{ConnectionId, Elicitor, UrlPolicy, UserId};
+//! use elicit_core::agent::{ConnectionId, Elicitor, UrlOutcome, UrlPolicy, UserId};
 //! use elicit_core::axum::SecurePage;
+//! use elicit_core::protocol::ElicitationResponse;
 //! use elicit_core::{Elicit, ElicitationCapabilities, Elicited, Scope};
 //!
 //! // `ApiKey` is a form derived with `#[derive(Elicit)] #[elicit(url_mode)]`.
 //! async fn run<ApiKey: Elicit + Send + 'static>(
 //!     capabilities: ElicitationCapabilities,
+//!     send: impl AsyncFnOnce(&elicit_core::CreateElicitation) -> ElicitationResponse,
 //! ) -> Result<(), Box<dyn std::error::Error>> {
-//!     let page = SecurePage::bind(([127, 0, 0, 1], 0)).await?;
+//!     // One person's own agent on their machine: no login, one user (S6 given up).
+//!     let alice = UserId::new("alice");
+//!     let page = SecurePage::builder()
+//!         .unauthenticated_single_user(alice.clone())
+//!         .bind(([127, 0, 0, 1], 0))
+//!         .await?;
 //!     let elicitor = Elicitor::new(capabilities, ConnectionId::new())
-//!         .with_user(UserId::new("alice"))
+//!         .with_user(alice)
 //!         .with_url_policy(UrlPolicy::new().allow_loopback_http(true));
 //!
 //!     let link = page.link::<ApiKey>("Paste the API key of your deploy account")?;
 //!     let pending = elicitor.url(Scope::session("s1"), "Connect your deploy account", link.url())?;
-//!     let wait = link.open(pending.elicitation_id(), elicitor.user())?;
-//!     // … send `pending.request()` to the client, record its answer …
+//!     let mut wait = link.open_pending_consent(pending.elicitation_id(), elicitor.user())?;
+//!     let response = send(pending.request()).await;
+//!     match elicitor.record_response(pending.elicitation_id(), &response)? {
+//!         // U2: consent; the page takes the submission from now on.
+//!         UrlOutcome::Consented => wait.record_consent()?,
+//!         // Dropping the wait closes the page.
+//!         UrlOutcome::Declined | UrlOutcome::Cancelled => return Ok(()),
+//!     }
 //!     match wait.answer().await? {
 //!         Elicited::Accepted(submitted) => {
 //!             let done = elicitor.complete(pending.elicitation_id(), submitted.user())?;
@@ -171,17 +209,58 @@ pub const DEFAULT_REMEMBER_USED: usize = 1024;
 const TOKEN_BYTES: usize = 32;
 
 /// The agent's secure page for URL-mode elicitations: an axum server on a loopback
-/// address, serving one form per one-time link. Cheap to clone: clones share one
-/// server. See the [module documentation](self) for the flow and what is refused.
+/// address, or routes in the server's own application, serving one form per one-time
+/// link. Cheap to clone: clones share one server. See the [module documentation](self)
+/// for the flow and what is refused.
+///
+/// Three rules hold for every page:
+///
+/// - **Who fills it is verified, or nobody is named** ([S6](crate::rules#s6)): with
+///   [`SecurePageBuilder::authenticate`] the page serves and accepts only the user who
+///   started the elicitation, and the [`Submitted`] value carries that user; a page
+///   that authenticates nobody carries no user, and is built for a public origin only
+///   with the explicit [`SecurePageBuilder::unauthenticated_single_user`].
+/// - **Consent first** ([U2](crate::rules#u2)): a page opened with
+///   [`PageLink::open_pending_consent`] (as `ask_secret` does) takes no submission
+///   until [`PageWait::record_consent`], and says so to the person.
+/// - **Looking changes nothing**: `GET` and `HEAD` show the page and write nothing, so
+///   a link previewer cannot lock the person out; the first submission binds the page
+///   to its browser.
 #[derive(Clone)]
 pub struct SecurePage {
     shared: Arc<Shared>,
 }
 
 /// Options of a [`SecurePage`]; [`SecurePage::bind`] uses the defaults.
+///
+/// # Who fills the page ([S6](crate::rules#s6))
+///
+/// The agent must verify that the person who completes the interaction is the user who
+/// started it. A link travels: a person forwards it ("please re-enter your key"), a
+/// screen is shared, a chat unfurls it. So the page says who is at the browser in one
+/// of three ways, and a page is opened only for an elicitation whose user it can
+/// verify that way ([`PageLink::open`] refuses the others with
+/// [`PageError::UserNotVerifiable`]):
+///
+/// - [`authenticate`](Self::authenticate): the agent's own authentication, on every
+///   request; the page is shown and accepted only for the user who started the
+///   elicitation, and the [`Submitted`] value carries that verified user.
+/// - [`unauthenticated_single_user`](Self::unauthenticated_single_user): a deployment
+///   with one user and no login declares that whoever holds the link is that user.
+///   Nothing is verified; it gives up S6 for a deployment where there is nobody else to
+///   tell apart.
+/// - neither (the default): nobody is authenticated, and a submission carries no user.
+///   Only a page on a loopback origin may be built so ([`bind`](Self::bind), or
+///   [`mounted`](Self::mounted) on `localhost`), and it opens only for elicitations
+///   started without a user: for one started by a user, the completion's user check
+///   would fail, so the page is not opened at all rather than take an answer that
+///   would then be dropped.
+///
+/// A page for a public origin needs one of the first two: [`mounted`](Self::mounted)
+/// refuses it otherwise ([`MountError::Unauthenticated`]).
 #[must_use]
 pub struct SecurePageBuilder {
-    authenticate: Option<Authenticate>,
+    who: Who,
     ttl: Duration,
     remember_used: usize,
     store: Arc<dyn Store<PageTicket>>,
@@ -195,8 +274,43 @@ pub struct SecurePageBuilder {
 /// a proxy's identity header), by the agent's own authentication.
 pub type Authenticate = Arc<dyn Fn(&axum::http::HeaderMap) -> Option<UserId> + Send + Sync>;
 
+/// How the page tells who is at the browser (see [`SecurePageBuilder`]).
+#[derive(Clone)]
+enum Who {
+    /// Nobody is authenticated: a submission carries no user.
+    Nobody,
+    /// The agent's own authentication, on every request.
+    Authenticate(Authenticate),
+    /// One user, not authenticated: whoever holds the link counts as them.
+    SingleUser(UserId),
+}
+
+impl Who {
+    /// Why a page cannot be opened for an elicitation started by `user`, if it cannot.
+    fn cannot_verify(&self, user: Option<&UserId>) -> Option<&'static str> {
+        match (self, user) {
+            (Who::Nobody, None) | (Who::Authenticate(_), Some(_)) => None,
+            (Who::SingleUser(single), Some(user)) if single == user => None,
+            (Who::Nobody, Some(_)) => Some(
+                "the page authenticates nobody, so a submission carries no user and could \
+                 not complete an elicitation started by one; give the page \
+                 `SecurePageBuilder::authenticate`, or `unauthenticated_single_user` for a \
+                 deployment with one user and no login",
+            ),
+            (Who::Authenticate(_), None) => Some(
+                "the page authenticates every visitor, but the elicitation was started by no \
+                 user to compare them with; open it for the elicitor's authenticated user",
+            ),
+            (Who::SingleUser(_), _) => Some(
+                "the page takes everyone as its single user, and this elicitation was \
+                 started by no user or by another one",
+            ),
+        }
+    }
+}
+
 pub(crate) struct Shared {
-    authenticate: Option<Authenticate>,
+    who: Who,
     /// Where the browser finds the page, and what each request must be addressed to.
     public: Public,
     /// The page's own listener, when it was started with `bind`.
@@ -249,14 +363,28 @@ impl SecurePageBuilder {
     /// authentication (a session cookie it set at login, the identity header of an
     /// authenticating proxy in front): the page is shown and accepted only for the user
     /// the link was opened for ([S6](crate::rules#s6)), anyone else is refused (`403`,
-    /// or `401` when `authenticate` returns `None`). Without it, the page is bound to
-    /// the first browser that opens the link, and the elicitation is completed for the
-    /// user who started it.
+    /// or `401` when `authenticate` returns `None`), and the [`Submitted`] value
+    /// carries the user it verified. A link forwarded to another person is then
+    /// refused to them. Replaces
+    /// [`unauthenticated_single_user`](Self::unauthenticated_single_user).
     pub fn authenticate(
         mut self,
         authenticate: impl Fn(&axum::http::HeaderMap) -> Option<UserId> + Send + Sync + 'static,
     ) -> Self {
-        self.authenticate = Some(Arc::new(authenticate));
+        self.who = Who::Authenticate(Arc::new(authenticate));
+        self
+    }
+
+    /// Gives up verifying who fills the page ([S6](crate::rules#s6)), for a deployment
+    /// with a single user and no login: whoever holds a link counts as `user`, the
+    /// [`Submitted`] value carries `user`, and the page opens only for elicitations
+    /// started by `user` (the elicitor's own). Anyone a link reaches (a forwarded
+    /// message, a shared screen, a chat that shows it) can answer in that user's name:
+    /// choose it only where nobody else can reach the page or would be told apart
+    /// anyway, such as one person's own agent. With several users, use
+    /// [`authenticate`](Self::authenticate), which this replaces.
+    pub fn unauthenticated_single_user(mut self, user: UserId) -> Self {
+        self.who = Who::SingleUser(user);
         self
     }
 
@@ -323,9 +451,17 @@ impl SecurePageBuilder {
     /// optional port; plain `http` on a host that is not loopback (the page asks for
     /// secrets: [S1](crate::rules#s1) asks for HTTPS outside development, so `http`
     /// is accepted only for `localhost`, `127.0.0.0/8` and `[::1]`); a `mount_path`
-    /// that is the root or not a plain path.
+    /// that is the root or not a plain path; a public origin (a host that is not
+    /// loopback) without [`authenticate`](Self::authenticate) or
+    /// [`unauthenticated_single_user`](Self::unauthenticated_single_user)
+    /// ([S6](crate::rules#s6): see [Who fills the page](Self#who-fills-the-page-s6)).
     pub fn mounted(self, public_origin: &str, mount_path: &str) -> Result<SecurePage, MountError> {
         let public = Public::parse(public_origin, mount_path, self.trust_forwarded)?;
+        if !public.loopback && matches!(self.who, Who::Nobody) {
+            return Err(MountError::Unauthenticated {
+                origin: public_origin.to_owned(),
+            });
+        }
         Ok(self.build(public, None, None))
     }
 
@@ -336,7 +472,7 @@ impl SecurePageBuilder {
         stop: Option<oneshot::Sender<()>>,
     ) -> SecurePage {
         let shared = Arc::new_cyclic(|_weak| Shared {
-            authenticate: self.authenticate,
+            who: self.who,
             public,
             addr,
             ttl: self.ttl,
@@ -402,7 +538,7 @@ impl SecurePage {
     /// The options, starting from the defaults.
     pub fn builder() -> SecurePageBuilder {
         SecurePageBuilder {
-            authenticate: None,
+            who: Who::Nobody,
             ttl: DEFAULT_TTL,
             remember_used: DEFAULT_REMEMBER_USED,
             store: Arc::new(MemoryStore::<PageTicket>::new()),
@@ -545,15 +681,56 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
     }
 
     /// Serves the page for the URL-mode elicitation `elicitation_id`, started by
-    /// `user` ([S6](crate::rules#s6)), until the link expires or is submitted.
+    /// `user` ([S6](crate::rules#s6)), until the link expires or is submitted; it takes
+    /// a submission at once. For a link the agent sends in a request whose answer it
+    /// reads (`elicitation/create`), use
+    /// [`open_pending_consent`](Self::open_pending_consent) instead; this one is for a
+    /// link whose consent the agent never hears of, such as one in MCP's `-32042`
+    /// error ([M4](crate::rules#m4)), which the client opens after asking the user.
+    ///
+    /// Refused with [`PageError::UserNotVerifiable`] when the page cannot verify that
+    /// whoever fills it is `user` (see [who fills the
+    /// page](SecurePageBuilder#who-fills-the-page-s6)): nothing is served then.
     pub fn open(
         self,
         elicitation_id: &str,
         user: Option<&UserId>,
     ) -> Result<PageWait<T>, PageError> {
+        self.open_page(elicitation_id, user, false)
+    }
+
+    /// Serves the page as [`open`](Self::open) does, but refuses its submissions until
+    /// [`PageWait::record_consent`] says the client answered `accept`
+    /// ([U2](crate::rules#u2)): the page shows the form at once (the client may open
+    /// the browser before the agent has read its answer), and a submission made before
+    /// that is refused with a page saying to confirm in the client first. An answer is
+    /// thus never taken, nor the person told "Received", for a request the client then
+    /// declines. Open it before sending the request, so that the link works as soon
+    /// as the user can follow it.
+    pub fn open_pending_consent(
+        self,
+        elicitation_id: &str,
+        user: Option<&UserId>,
+    ) -> Result<PageWait<T>, PageError> {
+        self.open_page(elicitation_id, user, true)
+    }
+
+    fn open_page(
+        self,
+        elicitation_id: &str,
+        user: Option<&UserId>,
+        awaits_consent: bool,
+    ) -> Result<PageWait<T>, PageError> {
         let shared = &self.page.shared;
+        // S6: a page that cannot tell this user from anyone else is not served.
+        if let Some(reason) = shared.who.cannot_verify(user) {
+            return Err(PageError::UserNotVerifiable(reason));
+        }
         let expires_at = SystemTime::now() + shared.ttl;
-        let ticket = PageTicket::new(elicitation_id, user, expires_at);
+        let mut ticket = PageTicket::new(elicitation_id, user, expires_at);
+        if awaits_consent {
+            ticket = ticket.awaiting_consent();
+        }
         #[cfg(feature = "redis")]
         let ticket = match &shared.relay {
             Some(relay) => ticket.routed(
@@ -580,6 +757,7 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
         );
         // The token is fresh; a store that already has it is broken or shared with a
         // broken minter: refuse rather than serve a page bound to someone else.
+        let written = awaits_consent.then(|| ticket.clone());
         match shared.store.insert_new(&self.token, ticket) {
             Ok(true) => {}
             Ok(false) => {
@@ -597,6 +775,8 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
             answer: rx,
             expires_at,
             settled: false,
+            awaits_consent,
+            written,
             form: PhantomData,
         })
     }
@@ -612,8 +792,17 @@ pub struct PageWait<T> {
     expires_at: SystemTime,
     /// An answer arrived: the ticket was marked used before it was handed over.
     settled: bool,
+    /// Opened with `open_pending_consent`, and the consent not recorded yet.
+    awaits_consent: bool,
+    /// The ticket as `open_pending_consent` wrote it: what recording the consent
+    /// swaps first, without reading the store.
+    written: Option<PageTicket>,
     form: PhantomData<fn() -> T>,
 }
+
+/// Tries at recording the consent on a ticket that other requests keep changing; each
+/// change is a step forward (bound, then used), so a few are enough.
+const CAS_ATTEMPTS: usize = 8;
 
 impl<T> fmt::Debug for PageWait<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -629,13 +818,64 @@ impl<T: Elicit + Send + 'static> PageWait<T> {
         self.expires_at
     }
 
+    /// Records that the client answered `accept` to the request carrying the link
+    /// ([U2](crate::rules#u2)): from now on the page takes a submission, on every
+    /// instance that shares the store. For a page opened with
+    /// [`PageLink::open_pending_consent`]; a no-op for one opened with
+    /// [`PageLink::open`] or already consented. If the client declines or cancels,
+    /// drop the wait instead: the page is closed.
+    ///
+    /// Fails with [`PageError::Store`] when the store fails, and
+    /// [`PageError::Expired`] when the store no longer holds the page.
+    pub fn record_consent(&mut self) -> Result<(), PageError> {
+        if !self.awaits_consent {
+            return Ok(());
+        }
+        let store = &self.page.shared.store;
+        let mut known = self.written.take();
+        for _ in 0..CAS_ATTEMPTS {
+            let ticket = match known.take() {
+                Some(ticket) => ticket,
+                None => match store.get(&self.token) {
+                    Ok(Some(ticket)) => ticket,
+                    Ok(None) => return Err(PageError::Expired),
+                    Err(error) => return Err(PageError::Store(error)),
+                },
+            };
+            if !ticket.awaits_consent() {
+                self.awaits_consent = false;
+                return Ok(());
+            }
+            match store.compare_and_swap(&self.token, &ticket, Some(ticket.consented())) {
+                Ok(true) => {
+                    self.awaits_consent = false;
+                    return Ok(());
+                }
+                // Another request changed it (a browser's first submission binding
+                // it): read it again.
+                Ok(false) => {}
+                Err(error) => return Err(PageError::Store(error)),
+            }
+        }
+        Err(PageError::Store(StoreError::new(
+            "the page's ticket kept changing: every compare-and-swap was lost",
+        )))
+    }
+
     /// Waits for the user's submission: `Accepted` with the value (validated as
-    /// [`Elicit::from_content`]) and the user the page was bound to, or `Declined` or
+    /// [`Elicit::from_content`]) and the user the page verified ([`Submitted::user`]), or `Declined` or
     /// `Cancelled` when the user pressed that button on the page. Ends with
     /// [`PageError::Expired`] when the link expires first, and
     /// [`PageError::Closed`] when the server stopped. Awaited within a tokio runtime
     /// (its timer bounds the wait).
+    ///
+    /// For a page opened with [`PageLink::open_pending_consent`], call
+    /// [`record_consent`](Self::record_consent) first: without it the page takes no
+    /// submission, and this ends at once with [`PageError::ConsentNotRecorded`].
     pub async fn answer(mut self) -> Result<Elicited<Submitted<T>>, PageError> {
+        if self.awaits_consent {
+            return Err(PageError::ConsentNotRecorded);
+        }
         let left = self
             .expires_at
             .duration_since(SystemTime::now())
@@ -729,8 +969,8 @@ fn inbox(shared: std::sync::Weak<Shared>) -> crate::agent::PageInbox {
     })
 }
 
-/// A value submitted on the page, and the user the page was bound to: complete the
-/// elicitation with that user ([S6](crate::rules#s6)).
+/// A value submitted on the page, and the user who submitted it as the page verified
+/// them: complete the elicitation with that user ([S6](crate::rules#s6)).
 #[derive(Debug)]
 pub struct Submitted<T> {
     value: T,
@@ -748,7 +988,12 @@ impl<T> Submitted<T> {
         self.value
     }
 
-    /// The user who started the elicitation, to complete it with.
+    /// The user who submitted the page, as the page knows them: the user
+    /// [`authenticate`](SecurePageBuilder::authenticate) verified, or the deployment's
+    /// [single user](SecurePageBuilder::unauthenticated_single_user); `None` when the
+    /// page authenticates nobody. Complete the elicitation with it: the registry then
+    /// checks it against the user who started it ([S6](crate::rules#s6)), and a
+    /// submission nobody vouched for never passes for that user.
     pub fn user(&self) -> Option<&UserId> {
         self.user.as_ref()
     }
@@ -793,6 +1038,14 @@ pub enum PageError {
     Expired,
     /// The server stopped before the user submitted the page.
     Closed,
+    /// The page cannot verify that whoever fills it is the user who started the
+    /// elicitation ([S6](crate::rules#s6)), so it was not opened; the text says why
+    /// and what to configure.
+    UserNotVerifiable(&'static str),
+    /// [`PageWait::answer`] on a page opened with
+    /// [`PageLink::open_pending_consent`] whose consent was never recorded: it would
+    /// take no submission.
+    ConsentNotRecorded,
 }
 
 impl fmt::Display for PageError {
@@ -806,6 +1059,15 @@ impl fmt::Display for PageError {
             PageError::Store(_) => f.write_str("the page's store failed"),
             PageError::Expired => f.write_str("the page expired before the user submitted it"),
             PageError::Closed => f.write_str("the page's server stopped before the user submitted it"),
+            PageError::UserNotVerifiable(reason) => write!(
+                f,
+                "the page cannot verify that whoever fills it is the user who started the \
+                 elicitation (S6), so it was not opened: {reason}"
+            ),
+            PageError::ConsentNotRecorded => f.write_str(
+                "the page waits for the client's consent, which was not recorded: call \
+                 `PageWait::record_consent` once the client accepted, before `answer`",
+            ),
         }
     }
 }

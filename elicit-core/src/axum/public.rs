@@ -32,6 +32,9 @@ pub(super) struct Public {
     pub(super) mount: String,
     /// Whether forwarded headers say where the browser connected.
     pub(super) trust_forwarded: bool,
+    /// Whether the host is loopback (`localhost`, `127.0.0.0/8`, `[::1]`): a page only
+    /// this machine reaches.
+    pub(super) loopback: bool,
 }
 
 impl Public {
@@ -44,6 +47,7 @@ impl Public {
             default_port: 80,
             mount: mount.to_owned(),
             trust_forwarded,
+            loopback: true,
         }
     }
 
@@ -75,8 +79,9 @@ impl Public {
         let Some(host) = url.host() else {
             return Err(not_origin("it has no host"));
         };
+        let loopback = is_loopback(&host);
         // S1: a page that asks for secrets is served over https outside development.
-        if scheme == "http" && !is_loopback(&host) {
+        if scheme == "http" && !loopback {
             return Err(MountError::PlainHttp {
                 origin: origin.to_owned(),
             });
@@ -94,6 +99,7 @@ impl Public {
             default_port,
             mount: check_mount(mount)?,
             trust_forwarded,
+            loopback,
         })
     }
 
@@ -247,6 +253,16 @@ pub enum MountError {
         /// Why not.
         reason: &'static str,
     },
+    /// A public origin (a host that is not loopback) for a page that authenticates
+    /// nobody: anyone a link reaches could answer for the user who asked
+    /// ([S6](crate::rules#s6)). Give the builder
+    /// [`authenticate`](super::SecurePageBuilder::authenticate), or
+    /// [`unauthenticated_single_user`](super::SecurePageBuilder::unauthenticated_single_user)
+    /// for a deployment with one user and no login.
+    Unauthenticated {
+        /// The origin as given.
+        origin: String,
+    },
 }
 
 impl fmt::Display for MountError {
@@ -266,6 +282,14 @@ impl fmt::Display for MountError {
             MountError::MountPath { path, reason } => {
                 write!(f, "`{path}` is not a mount path for the secure page: {reason}")
             }
+            MountError::Unauthenticated { origin } => write!(
+                f,
+                "the secure page at the public origin `{origin}` has no way to tell who fills \
+                 it: anyone a link reaches (a forwarded message, a shared screen) could answer \
+                 for the user who asked (S6); give the builder `authenticate` with the \
+                 application's own login, or, for a deployment with one user and no login, \
+                 `unauthenticated_single_user`"
+            ),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! What the store keeps of one page token.
 
+use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -8,10 +9,13 @@ use crate::agent::{Route, UserId};
 
 /// The state of one page token, as a [`Store`](crate::agent::Store) keeps it under the
 /// token: the elicitation and the user it is bound to ([S6](crate::rules#s6)), when it
-/// expires, the browser that opened it, and whether it was used. Serializable, for a
-/// store shared by several instances of an agent; every change is a compare-and-set,
-/// so two instances cannot both accept one submission.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// expires, whether it still waits for the client's consent, the browser that first
+/// submitted it, and whether it was used. Serializable, for a store shared by several
+/// instances of an agent; every change is a compare-and-set, so two instances cannot
+/// both accept one submission.
+///
+/// `Debug` does not show the browser binding (the value of the browser's cookie).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 // Short member names, empty members left out (and read as empty when absent): every
 // pending page is a record in a shared store, and its memory counts. The long names of
 // earlier versions are still read.
@@ -28,7 +32,7 @@ pub struct PageTicket {
     /// Milliseconds since the Unix epoch.
     #[serde(rename = "x", alias = "expires_at")]
     expires_at: u64,
-    /// The cookie that binds the page to the first browser that opened it.
+    /// The cookie that binds the page to the first browser that submitted it.
     #[serde(
         rename = "b",
         alias = "browser",
@@ -43,6 +47,10 @@ pub struct PageTicket {
         skip_serializing_if = "std::ops::Not::not"
     )]
     used: bool,
+    /// Submissions are refused until the client's consent is recorded
+    /// ([`PageWait::record_consent`](super::PageWait::record_consent)).
+    #[serde(rename = "p", default, skip_serializing_if = "std::ops::Not::not")]
+    awaits_consent: bool,
     /// The instance whose task waits for the submission, when a relay routes
     /// submissions that land elsewhere (feature `redis`).
     #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
@@ -70,6 +78,7 @@ impl PageTicket {
             expires_at: millis(expires_at),
             browser: None,
             used: false,
+            awaits_consent: false,
             route: None,
             form: None,
         }
@@ -127,7 +136,33 @@ impl PageTicket {
         self.used
     }
 
-    /// The browser binding, once the page was opened.
+    /// Whether the page still refuses submissions because the client's consent to open
+    /// it has not been recorded yet.
+    pub fn awaits_consent(&self) -> bool {
+        self.awaits_consent
+    }
+
+    /// Whether a browser submitted the page already (an answer the form refused
+    /// included): only that browser can submit it again.
+    pub fn is_bound_to_a_browser(&self) -> bool {
+        self.browser.is_some()
+    }
+
+    /// The same ticket, refusing submissions until [`consented`](Self::consented).
+    pub(super) fn awaiting_consent(mut self) -> Self {
+        self.awaits_consent = true;
+        self
+    }
+
+    /// The same ticket, the client's consent recorded.
+    pub(super) fn consented(&self) -> Self {
+        PageTicket {
+            awaits_consent: false,
+            ..self.clone()
+        }
+    }
+
+    /// The browser binding, once a browser submitted the page.
     pub(super) fn browser(&self) -> Option<&str> {
         self.browser.as_deref()
     }
@@ -144,6 +179,22 @@ impl PageTicket {
             used: true,
             ..self.clone()
         }
+    }
+}
+
+impl fmt::Debug for PageTicket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PageTicket")
+            .field("elicitation_id", &self.elicitation_id)
+            .field("user", &self.user)
+            .field("expires_at", &self.expires_at)
+            // The binding is the browser's cookie: whoever holds it submits the page.
+            .field("bound_to_a_browser", &self.browser.is_some())
+            .field("used", &self.used)
+            .field("awaits_consent", &self.awaits_consent)
+            .field("route", &self.route)
+            .field("form", &self.form)
+            .finish()
     }
 }
 

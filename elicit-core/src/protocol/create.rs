@@ -10,6 +10,7 @@
 //! `requestId`, exactly one ([D1](crate::rules#d1)). [`Scope`] makes any other combination impossible to
 //! build; reading one is an error a client answers with `-32602`.
 
+use std::fmt;
 use std::ops::Deref;
 
 use serde::ser::SerializeMap;
@@ -194,7 +195,9 @@ impl Deref for SchemaRef {
 
 /// The mode-specific part of a request, borrowed from a [`CreateElicitation`]: match on
 /// it to handle each mode. Only a request read from the wire can be `Other`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+///
+/// `Debug` shows a URL's origin only (see [`CreateElicitation`]).
+#[derive(Clone, Copy, PartialEq)]
 pub enum ModeParams<'a> {
     /// Form mode ([F1](crate::rules#f1), [F2](crate::rules#f2)).
     Form {
@@ -217,7 +220,7 @@ pub enum ModeParams<'a> {
     },
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 enum Body {
     Form {
         requested_schema: SchemaRef,
@@ -238,7 +241,9 @@ enum Body {
 /// Build one with [`CreateElicitation::form`], [`CreateElicitation::form_static`] or
 /// [`CreateElicitation::url`]; read one with [`CreateElicitation::from_json`] (strict
 /// schema parse) or [`CreateElicitation::from_json_lenient`] (the parse a client uses).
-/// Serde gives the exact wire form.
+/// Serde gives the exact wire form. `Debug` shows a URL-mode request's `url` by its
+/// origin only (`"https://agent.example.com/…"`): the rest of a link may carry a
+/// one-time token (the secure page's do), and `Debug` output ends up in logs.
 ///
 /// ```
 /// use elicit_core::protocol::{CreateElicitation, ModeParams, Scope};
@@ -600,6 +605,84 @@ impl CreateElicitation {
         match &self.body {
             Body::Form { requested_schema } => Some(requested_schema),
             _ => None,
+        }
+    }
+}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Body::Form { requested_schema } => f
+                .debug_struct("Form")
+                .field("requested_schema", requested_schema)
+                .finish(),
+            Body::Url {
+                elicitation_id,
+                url,
+            } => f
+                .debug_struct("Url")
+                .field("elicitation_id", elicitation_id)
+                .field("url", &RedactedUrl(url))
+                .finish(),
+            Body::Other { mode, raw } => f
+                .debug_struct("Other")
+                .field("mode", mode)
+                .field("raw", raw)
+                .finish(),
+        }
+    }
+}
+
+impl fmt::Debug for ModeParams<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModeParams::Form { requested_schema } => f
+                .debug_struct("Form")
+                .field("requested_schema", requested_schema)
+                .finish(),
+            ModeParams::Url {
+                elicitation_id,
+                url,
+            } => f
+                .debug_struct("Url")
+                .field("elicitation_id", elicitation_id)
+                .field("url", &RedactedUrl(url))
+                .finish(),
+            ModeParams::Other { mode, raw } => f
+                .debug_struct("Other")
+                .field("mode", mode)
+                .field("raw", raw)
+                .finish(),
+        }
+    }
+}
+
+/// A URL as `Debug` shows it: its scheme and host (and port) only, then `/…`. The
+/// path, query and fragment may carry a one-time token, as the secure page's links
+/// do, and user-info a credential; `Debug` output goes to logs. Text that is not an
+/// absolute URL shows as `"…"`.
+pub(crate) struct RedactedUrl<'a>(pub(crate) &'a str);
+
+impl fmt::Debug for RedactedUrl<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let origin = self.0.split_once("://").filter(|(scheme, _)| {
+            !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        });
+        match origin {
+            Some((scheme, rest)) => {
+                let authority = rest
+                    .find(['/', '?', '#', '\\'])
+                    .map_or(rest, |end| &rest[..end]);
+                // Never the user-info (`user:password@`).
+                let host = authority
+                    .rsplit_once('@')
+                    .map_or(authority, |(_, host)| host);
+                fmt::Debug::fmt(&format!("{scheme}://{host}/…"), f)
+            }
+            None => fmt::Debug::fmt("…", f),
         }
     }
 }

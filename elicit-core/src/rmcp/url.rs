@@ -67,12 +67,17 @@ impl PeerElicitor {
     /// never passes through the client ([F6](crate::rules#f6), [U3](crate::rules#u3)).
     /// The same as `agent_client_protocol::ask_secret` for MCP: a one-time link to
     /// `page` is sent in URL mode, the page is bound to the new `elicitationId` and the
-    /// connection's user ([S6](crate::rules#s6)); on consent the submission is awaited
-    /// and `notifications/elicitation/complete` is sent ([U5](crate::rules#u5)).
+    /// connection's user ([S6](crate::rules#s6)) and takes no submission until the
+    /// client's consent is recorded ([U2](crate::rules#u2)); on consent the submission
+    /// is awaited and `notifications/elicitation/complete` is sent
+    /// ([U5](crate::rules#u5)) with the user the page verified.
     ///
     /// `Declined` or `Cancelled` when the user refused in the client or on the page,
     /// `Cancelled` too when the page expired first; errors as [`ask_url`](Self::ask_url)'s,
-    /// and [`AskError::Transport`] when the page's server stopped or its store failed.
+    /// and [`AskError::Transport`] when the page's server stopped or its store failed,
+    /// or the page cannot verify the connection's user
+    /// ([`PageError::UserNotVerifiable`](crate::axum::PageError::UserNotVerifiable),
+    /// nothing sent).
     #[cfg(feature = "axum")]
     #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
     pub async fn ask_secret<T: crate::typed::Elicit + Send + 'static>(
@@ -90,15 +95,16 @@ impl PeerElicitor {
             elicitation_id: pending.elicitation_id().to_owned(),
             connection: self.clone(),
         };
-        let wait = link
-            .open(pending.elicitation_id(), self.elicitor.user())
+        // U2: the page shows at once but takes nothing before the client's consent.
+        let mut wait = link
+            .open_pending_consent(pending.elicitation_id(), self.elicitor.user())
             .map_err(AskError::transport)?;
         let response = self.send(pending.request()).await?;
         match self
             .elicitor
             .record_response(guard.elicitation_id(), &response)
         {
-            Ok(UrlOutcome::Consented) => {}
+            Ok(UrlOutcome::Consented) => wait.record_consent().map_err(AskError::transport)?,
             Ok(UrlOutcome::Declined) => return Ok(Elicited::Declined),
             Ok(UrlOutcome::Cancelled) => return Ok(Elicited::Cancelled),
             Err(CompletionError::UnknownAction(unknown)) => {

@@ -18,6 +18,16 @@ fn for_page(elicitor: &Elicitor) -> Elicitor {
         .with_url_policy(UrlPolicy::new().allow_loopback_http(true))
 }
 
+/// The page of alice's own agent, which has no login: it takes whoever fills it as
+/// alice, the harness's user (S6 given up in so many words).
+async fn alices_page() -> SecurePage {
+    SecurePage::builder()
+        .unauthenticated_single_user(UserId::new("alice"))
+        .bind(([127, 0, 0, 1], 0))
+        .await
+        .unwrap()
+}
+
 /// The path of the link in an `elicitation/create`'s params, on `page`.
 fn link_path(page: &SecurePage, params: &Value) -> String {
     params["url"]
@@ -33,7 +43,7 @@ const KEY: &str = "f.api_key=sk-live-0123456789&f.region=eu&elicit-action=accept
 #[test]
 fn the_value_typed_on_the_page_is_the_answer_and_the_elicitation_completes() {
     run(async {
-        let page = SecurePage::bind(([127, 0, 0, 1], 0)).await.unwrap();
+        let page = alices_page().await;
         let script = always(|| Reply::Result(json!({ "action": "accept" })));
         let wire = connect(Setup::new(url_only(), script), async |mut s| {
             let elicitor = for_page(&s.elicitor);
@@ -86,7 +96,7 @@ fn the_value_typed_on_the_page_is_the_answer_and_the_elicitation_completes() {
 #[test]
 fn a_session_cancelled_while_the_user_is_on_the_page_ends_the_ask_and_the_page() {
     run(async {
-        let page = SecurePage::bind(([127, 0, 0, 1], 0)).await.unwrap();
+        let page = alices_page().await;
         let script = always(|| Reply::Result(json!({ "action": "accept" })));
         let wire = connect(Setup::new(url_only(), script), async |mut s| {
             let elicitor = for_page(&s.elicitor);
@@ -126,7 +136,7 @@ fn a_session_cancelled_while_the_user_is_on_the_page_ends_the_ask_and_the_page()
 #[test]
 fn a_declined_request_closes_the_page_unopened() {
     run(async {
-        let page = SecurePage::bind(([127, 0, 0, 1], 0)).await.unwrap();
+        let page = alices_page().await;
         let script = always(|| Reply::Result(json!({ "action": "decline" })));
         connect(Setup::new(url_only(), script), async |mut s| {
             let elicitor = for_page(&s.elicitor);
@@ -149,7 +159,7 @@ fn a_declined_request_closes_the_page_unopened() {
 #[test]
 fn refused_before_sending_opens_no_page() {
     run(async {
-        let page = SecurePage::bind(([127, 0, 0, 1], 0)).await.unwrap();
+        let page = alices_page().await;
         let script = always(|| Reply::Result(json!({ "action": "accept" })));
         let wire = connect(Setup::new(form_only(), script), async |s| {
             // F6: no URL mode, and no form instead.
@@ -174,7 +184,7 @@ fn refused_before_sending_opens_no_page() {
 #[test]
 fn a_policy_that_wants_https_refuses_the_plain_http_page() {
     run(async {
-        let page = SecurePage::bind(([127, 0, 0, 1], 0)).await.unwrap();
+        let page = alices_page().await;
         let script = always(|| Reply::Result(json!({ "action": "accept" })));
         let wire = connect(Setup::new(url_only(), script), async |s| {
             let strict = s

@@ -22,12 +22,24 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The params of a URL-mode request: `{"mode": "url", "message", "elicitationId",
 /// "url", "_meta"?}`. No scope ([M1](crate::rules#m1)).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `Debug` shows the `url` by its origin only: a link may carry a one-time token.
+#[derive(Clone, PartialEq, Eq)]
 pub struct UrlParams {
     message: String,
     elicitation_id: String,
     url: String,
     meta: Option<Meta>,
+}
+
+impl std::fmt::Debug for UrlParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UrlParams")
+            .field("message", &self.message)
+            .field("elicitation_id", &self.elicitation_id)
+            .field("url", &crate::protocol::create::RedactedUrl(&self.url))
+            .field("meta", &self.meta)
+            .finish()
+    }
 }
 
 impl UrlParams {

@@ -27,10 +27,20 @@ pub const INPUT_REQUIRED: &str = "input_required";
 
 /// The params of a URL-mode request: `{"mode": "url", "message", "url"}`. No
 /// `elicitationId` ([M6](crate::rules#m6)) and no scope ([M1](crate::rules#m1)).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `Debug` shows the `url` by its origin only: a link may carry a one-time token.
+#[derive(Clone, PartialEq, Eq)]
 pub struct UrlParams {
     message: String,
     url: String,
+}
+
+impl std::fmt::Debug for UrlParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UrlParams")
+            .field("message", &self.message)
+            .field("url", &crate::protocol::create::RedactedUrl(&self.url))
+            .finish()
+    }
 }
 
 impl UrlParams {
