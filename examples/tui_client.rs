@@ -647,19 +647,9 @@ impl App {
 }
 
 /// Server text for the log and the tool list (tool results, descriptions, the server's
-/// stderr) as plain text: control, bidirectional and zero-width characters written
-/// `<U+XXXX>` (the widgets do the same to everything they draw).
+/// stderr) through the shared terminal neutraliser: control, bidirectional, invisible
+/// and box-drawing characters written `<U+XXXX>` (the widgets do the same to everything
+/// they draw).
 fn shown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let hiding = c.is_control()
-            || matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
-                | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}');
-        if hiding {
-            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    elicit::client::terminal_text::verbatim(text).to_string()
 }

@@ -34,6 +34,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("axum", 6),
     ("rmcp", 7),
     ("agent_client_protocol", 7),
+    // Between the two SDKs: an MCP client's elicitations asked over an ACP connection.
+    ("bridge", 8),
 ];
 
 fn layer(module: &str) -> Option<u8> {

@@ -202,8 +202,14 @@ impl Tmux {
         let start = Instant::now();
         loop {
             let screen = self.screen();
+            // The texts shown, on a screen that has stopped changing: a capture taken
+            // while the app is still writing a frame shows half of it.
             if texts.iter().all(|text| screen.contains(text)) {
-                return screen;
+                std::thread::sleep(POLL);
+                let again = self.screen();
+                if again == screen {
+                    return screen;
+                }
             }
             if start.elapsed() > WAIT {
                 let missing: Vec<&str> = texts

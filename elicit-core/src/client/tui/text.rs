@@ -8,40 +8,23 @@ use unicode_width::UnicodeWidthChar;
 use crate::client::{FieldError, FieldErrorKind, FormField};
 use crate::schema::PropertyKind;
 
-// TODO(lead): use the shared neutraliser once it lands in `client`; this private one
-// covers what the widgets need until then.
 /// Agent text as plain text that changes nothing on screen but itself
-/// ([S5](crate::rules#s5)): a control character (the start of an escape sequence, a
-/// carriage return, a tab), a bidirectional control (text shown in another order than
-/// it is read) or an invisible character (zero-width spaces and joiners, word joiners,
-/// tags that smuggle text) is written `<U+XXXX>` instead of acting or hiding.
+/// ([S5](crate::rules#s5)): the shared terminal neutraliser,
+/// [`terminal_text::verbatim`](crate::client::terminal_text::verbatim). A control
+/// character (the start of an escape sequence, a carriage return, a tab), a
+/// bidirectional control, an invisible character, or a box-drawing character that could
+/// imitate the widgets' own marks is written `<U+XXXX>` instead of acting or hiding;
+/// spaces are kept where they are.
 pub(crate) fn neutralise(text: impl Display) -> String {
-    let text = text.to_string();
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if is_hiding(c) {
-            let _ = write!(out, "<U+{:04X}>", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::client::terminal_text::verbatim(text)
+        .as_str()
+        .to_owned()
 }
 
-/// Whether `c` acts on the terminal, reorders text, or draws as nothing.
+/// Whether `c` acts on the terminal, reorders text, draws as nothing or imitates a
+/// mark: what [`neutralise`] writes as `<U+XXXX>`.
 pub(crate) fn is_hiding(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            // Bidirectional marks, embeddings, overrides and isolates (UAX #9).
-            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
-            // Zero-width and invisible characters.
-            | '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-            | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200D}' | '\u{2028}' | '\u{2029}'
-            | '\u{2060}'..='\u{2064}' | '\u{206A}'..='\u{206F}' | '\u{3164}' | '\u{FEFF}'
-            | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}' | '\u{1D173}'..='\u{1D17A}'
-            | '\u{E0000}'..='\u{E007F}'
-        )
+    !crate::client::terminal_text::shows_as_itself(c)
 }
 
 /// Agent text that may hold paragraphs (a message, a description): each line of it
