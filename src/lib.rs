@@ -274,7 +274,10 @@
 //! | `html` | no | `elicit::client::html`: a form as a self-contained HTML `<form>`, and the browser's urlencoded answer read back into validated content |
 //! | `axum` | no | `elicit::axum`: the agent's own secure page for URL-mode elicitations (a secret the user types outside the client), served with axum on loopback; with `agent-client-protocol`, `ask_secret` asks for it in one call |
 //! | `ratatui` | no | `elicit::client::tui`: a form widget and URL consent for full-screen terminal apps on ratatui 0.30, and an asker that hands them the engine's questions (Rust 1.88) |
-//! | `rmcp_3` | no | `elicit::rmcp`: one-call elicitation on the server peer of rmcp 3.x, the official Rust MCP SDK (needs Rust 1.88) |
+//! | `inquire` | no | `elicit::client::terminal::TerminalAsker`: every kind of field asked at a terminal on inquire |
+//! | `mcp-acp-bridge` | no | `elicit::bridge`: an ACP agent hosting MCP servers carries their elicitations to its ACP client and the answers back; on whenever `agent-client-protocol`, `rmcp_3` and `url` are (Rust 1.88) |
+//! | `redis` | no | `elicit::agent::RedisStore` and `RedisRelay`: the URL registry's and the page's state shared by an agent's instances in Redis (Rust 1.88) |
+//! | `rmcp_3` | no | `elicit::rmcp`: one-call elicitation on the server peer of rmcp 3.x, the official Rust MCP SDK, and `Dialog`, one tool body for MCP 2025-11-25 and 2026-07-28 (needs Rust 1.88) |
 //!
 //! [Agent Client Protocol]: https://agentclientprotocol.com
 #![forbid(unsafe_code)]
