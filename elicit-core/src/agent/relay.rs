@@ -148,12 +148,24 @@ impl std::error::Error for RouteError {
 }
 
 /// What a page submission routed to its waiting instance carries (sealed).
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct PageMessage {
     pub(crate) token: String,
     pub(crate) action: RoutedAction,
     /// The validated content, on accept.
     pub(crate) content: Option<Value>,
+}
+
+/// Neither the page token (the link's secret) nor what the person typed (a secret, on
+/// the secure page) is ever printed: logs and panics see the action only.
+impl std::fmt::Debug for PageMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageMessage")
+            .field("token", &"<hidden>")
+            .field("action", &self.action)
+            .field("content", &self.content.as_ref().map(|_| "<hidden>"))
+            .finish()
+    }
 }
 
 /// The button the user pressed on the page.
@@ -681,6 +693,21 @@ impl CryptoRng for OsRandom {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_message_never_prints_its_token_or_what_was_typed() {
+        let message = PageMessage {
+            token: "tok-3f9a1c".to_owned(),
+            action: RoutedAction::Accept,
+            content: Some(serde_json::json!({ "api_key": "sk-live-secret" })),
+        };
+        let printed = format!("{message:?}");
+        assert!(
+            !printed.contains("tok-3f9a1c") && !printed.contains("sk-live"),
+            "{printed}"
+        );
+        assert!(printed.contains("Accept"), "{printed}");
+    }
 
     #[test]
     fn keys_round_trip_through_hex() {
