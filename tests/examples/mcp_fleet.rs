@@ -460,6 +460,14 @@ async fn a_killed_while_pending_a_submission_on_b_is_refused_and_nothing_is_left
             .any(|(key, _)| key.starts_with(&format!("{KEYS}url:"))),
         "{pending:?}"
     );
+    // A records the client's consent first (the page takes no answer before it, and
+    // would hold this one until the 2-second ticket expired); then A dies.
+    let ticket = format!("{KEYS}page:{}", path.trim_start_matches("/elicit/"));
+    eventually("a records the consent", || {
+        let value = redis.cli(&["GET", &ticket]);
+        !value.is_empty() && !value.contains("\"p\":true")
+    })
+    .await;
     fleet.a.kill().await;
     fleet.listening(&redis, 2).await;
     let done = fleet
