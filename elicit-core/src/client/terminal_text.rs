@@ -397,6 +397,55 @@ pub(crate) fn host_parts<'h>(host: &'h str, domain: Option<&str>) -> (&'h str, &
     }
 }
 
+/// What a field takes, in words, for a help line: its kind, format and bounds
+/// ("a whole number from 0 to 5", "an email address", "any of the options, from 1 to 2
+/// of them"). Agent text in it (a `pattern`) is not neutralised: show it through
+/// [`plain`].
+pub fn field_hint(field: &crate::client::FormField<'_>) -> String {
+    use crate::schema::PropertyKind;
+    use std::fmt::Write as _;
+    let property = field.property();
+    match property.schema().kind() {
+        PropertyKind::String(text) => {
+            let mut hint = match field.format() {
+                Some("email") => "an email address".to_owned(),
+                Some("uri") => "an absolute URI, such as https://example.com/".to_owned(),
+                Some("date") => "a date, YYYY-MM-DD".to_owned(),
+                Some("date-time") => "a date and time, such as 2025-01-31T09:30:00Z".to_owned(),
+                Some(other) => format!("text ({other})"),
+                None => "text".to_owned(),
+            };
+            hint += &range(",", text.min_length, text.max_length, " characters");
+            if let Some(pattern) = &text.pattern {
+                let _ = write!(hint, " matching /{}/", pattern.source());
+            }
+            hint
+        }
+        PropertyKind::Integer(n) => {
+            format!("a whole number{}", range("", n.minimum, n.maximum, ""))
+        }
+        PropertyKind::Number(n) => format!("a number{}", range("", n.minimum, n.maximum, "")),
+        PropertyKind::Boolean(_) => "yes or no".to_owned(),
+        PropertyKind::SingleSelect(_) => "one option".to_owned(),
+        PropertyKind::MultiSelect(m) => format!(
+            "any of the options{}",
+            range(",", m.min_items, m.max_items, " of them")
+        ),
+        // The engine refuses forms with unknown types (E6): never asked.
+        PropertyKind::Unknown(_) => String::new(),
+    }
+}
+
+/// ` from 1 to 5`, ` at least 1`, ` at most 5` or nothing, between `lead` and `unit`.
+fn range<T: std::fmt::Display>(lead: &str, min: Option<T>, max: Option<T>, unit: &str) -> String {
+    match (min, max) {
+        (Some(min), Some(max)) => format!("{lead} from {min} to {max}{unit}"),
+        (Some(min), None) => format!("{lead} at least {min}{unit}"),
+        (None, Some(max)) => format!("{lead} at most {max}{unit}"),
+        (None, None) => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,12 +1,11 @@
 //! Agent text made safe to draw, wrapped to a width, and the words the widgets say
 //! about a field.
 
-use std::fmt::{Display, Write as _};
+use std::fmt::Display;
 
 use unicode_width::UnicodeWidthChar;
 
 use crate::client::{FieldError, FieldErrorKind, FormField};
-use crate::schema::PropertyKind;
 
 /// Agent text as plain text that changes nothing on screen but itself
 /// ([S5](crate::rules#s5)): the shared terminal neutraliser,
@@ -99,49 +98,11 @@ pub(crate) fn problem_text(error: &FieldError) -> String {
     }
 }
 
-/// What a field takes, in words: its kind, format and bounds ("a whole number from 1
-/// to 5", "an email address", "any of the options, from 1 to 2 of them"). Holds agent
-/// text (a `pattern`): neutralise it.
+/// What a field takes, in words: the terminal asker's own text
+/// ([`field_hint`](crate::client::terminal_text::field_hint)). Holds agent text (a
+/// `pattern`): neutralise it.
 pub(crate) fn hint(field: &FormField<'_>) -> String {
-    match field.property().schema().kind() {
-        PropertyKind::String(text) => {
-            let mut hint = match field.format() {
-                Some("email") => "an email address".to_owned(),
-                Some("uri") => "an absolute URI, such as https://example.com/".to_owned(),
-                Some("date") => "a date, YYYY-MM-DD".to_owned(),
-                Some("date-time") => "a date and time, such as 2025-01-31T09:30:00Z".to_owned(),
-                Some(other) => format!("text ({other})"),
-                None => "text".to_owned(),
-            };
-            hint += &range(",", text.min_length, text.max_length, " characters");
-            if let Some(pattern) = &text.pattern {
-                let _ = write!(hint, " matching /{}/", pattern.source());
-            }
-            hint
-        }
-        PropertyKind::Integer(n) => {
-            format!("a whole number{}", range("", n.minimum, n.maximum, ""))
-        }
-        PropertyKind::Number(n) => format!("a number{}", range("", n.minimum, n.maximum, "")),
-        PropertyKind::Boolean(_) => "yes or no".to_owned(),
-        PropertyKind::SingleSelect(_) => "one option".to_owned(),
-        PropertyKind::MultiSelect(m) => format!(
-            "any of the options{}",
-            range(",", m.min_items, m.max_items, " of them")
-        ),
-        // The engine refuses forms with unknown types (E6): never shown.
-        PropertyKind::Unknown(_) => String::new(),
-    }
-}
-
-/// ` from 1 to 5`, ` at least 1`, ` at most 5` or nothing, between `lead` and `unit`.
-fn range<T: Display>(lead: &str, min: Option<T>, max: Option<T>, unit: &str) -> String {
-    match (min, max) {
-        (Some(min), Some(max)) => format!("{lead} from {min} to {max}{unit}"),
-        (Some(min), None) => format!("{lead} at least {min}{unit}"),
-        (None, Some(max)) => format!("{lead} at most {max}{unit}"),
-        (None, None) => String::new(),
-    }
+    crate::client::terminal_text::field_hint(field)
 }
 
 #[cfg(test)]
