@@ -1020,11 +1020,7 @@ fn asked_again(
                 .and_then(Value::as_str)
                 .unwrap_or(name)
                 .to_owned();
-            let description = match property.get("description").and_then(Value::as_str) {
-                Some(before) => format!("⚠ {problem}. {before}"),
-                None => format!("⚠ {problem}."),
-            };
-            property.insert("description".into(), Value::String(description));
+            warn_beside(property, problem);
             named.push(format!("{label}: {problem}"));
         }
         // What was right is offered again, so that only the wrong fields need typing.
@@ -1051,12 +1047,7 @@ fn asked_again(
                 for (name, problem) in problems.iter() {
                     if let Some(Value::Object(property)) = name.and_then(|n| properties.get_mut(n))
                     {
-                        let description = match property.get("description").and_then(Value::as_str)
-                        {
-                            Some(before) => format!("⚠ {problem}. {before}"),
-                            None => format!("⚠ {problem}."),
-                        };
-                        property.insert("description".into(), Value::String(description));
+                        warn_beside(property, problem);
                     }
                 }
             }
@@ -1076,6 +1067,16 @@ fn problems_of(errors: &crate::content::ValidationErrors) -> Problems {
             Some(name) => problems.field(name.clone(), problem_words(&error.kind)),
             None => problems.answer(problem_words(&error.kind)),
         })
+}
+
+/// Writes `problem` first in the property's description, where the client shows it
+/// beside the field.
+fn warn_beside(property: &mut serde_json::Map<String, Value>, problem: &str) {
+    let description = match property.get("description").and_then(Value::as_str) {
+        Some(before) => format!("⚠ {problem}. {before}"),
+        None => format!("⚠ {problem}."),
+    };
+    property.insert("description".into(), Value::String(description));
 }
 
 /// A validation problem in words that never repeat the person's answer: the form
