@@ -1,6 +1,6 @@
 //! The client side of rmcp 3.x: an rmcp [`ClientHandler`] that answers every
 //! `elicitation/create` a server sends through the client engine
-//! ([`Responder`]) and an [`Asker`].
+//! ([`ClientEngine`]) and an [`Asker`].
 //!
 //! ```no_run
 //! use elicit_core::client::ScriptedAsker;
@@ -25,14 +25,14 @@
 //! - the params are read by elicit, not by rmcp's typed model: the schema is checked
 //!   with the client's lenient parse, and what a client must refuse is answered with
 //!   the JSON-RPC error (`-32602`) after the person is told why
-//!   ([`Notice::Refused`](crate::client::Notice), [C8](crate::rules#c8),
+//!   ([`AskerNotice::Refused`](crate::client::AskerNotice), [C8](crate::rules#c8),
 //!   [F1](crate::rules#f1));
 //! - fields come in the server's order ([D13](crate::rules#d13)) with every member it
 //!   sent, which rmcp's typed model does not keep (see below);
 //! - URL mode goes through the engine's review and consent
 //!   ([S2](crate::rules#s2)–[S4](crate::rules#s4)); the server's
 //!   `notifications/elicitation/complete` reaches the asker as
-//!   [`Notice::Completed`](crate::client::Notice) for ids it consented to, once; unknown
+//!   [`AskerNotice::Completed`](crate::client::AskerNotice) for ids it consented to, once; unknown
 //!   and finished ids are ignored ([U6](crate::rules#u6), [M3](crate::rules#m3));
 //! - the [`ClientPolicy`]'s deadline runs on tokio's timer; a request the server
 //!   cancels (`notifications/cancelled`, which trips rmcp's `RequestContext::ct`) ends
@@ -120,7 +120,7 @@ use ::rmcp::{ClientLifecycleMode, ClientServiceExt, ErrorData};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use crate::client::{AgentIdentity, Asker, ClientPolicy, Completion, Notice, Responder};
+use crate::client::{AgentIdentity, Asker, AskerNotice, ClientEngine, ClientPolicy, Completion};
 use crate::protocol::mcp::{ELICITATION_COMPLETE_NOTIFICATION, ELICITATION_CREATE};
 use crate::protocol::{ElicitationCapabilities, JsonRpcError, Mode};
 
@@ -133,7 +133,7 @@ pub struct ElicitClient<A> {
     tap: Option<RawTap>,
     implementation: Implementation,
     protocol_version: Option<ProtocolVersion>,
-    responder: OnceLock<Responder>,
+    responder: OnceLock<ClientEngine>,
 }
 
 impl<A: Asker + 'static> ElicitClient<A> {
@@ -156,6 +156,11 @@ impl<A: Asker + 'static> ElicitClient<A> {
     pub fn with_policy(mut self, policy: ClientPolicy) -> Self {
         self.policy = policy;
         self
+    }
+
+    /// The policy (deadline, never ask).
+    pub fn policy(&self) -> &ClientPolicy {
+        &self.policy
     }
 
     /// Reading each `elicitation/create` from what `tap` recorded on the transport.
@@ -322,7 +327,7 @@ impl<A: Asker + 'static> ElicitClient<A> {
     /// The engine of this connection, made on first use with the server's identity
     /// from `initialize` (`serverInfo`), which the person is shown
     /// ([K1](crate::rules#k1)).
-    fn responder(&self, peer: &Peer<RoleClient>) -> &Responder {
+    fn responder(&self, peer: &Peer<RoleClient>) -> &ClientEngine {
         self.responder.get_or_init(|| {
             let server = peer
                 .peer_info()
@@ -336,7 +341,7 @@ impl<A: Asker + 'static> ElicitClient<A> {
                     identity
                 })
                 .unwrap_or_else(|| AgentIdentity::new("an MCP server"));
-            Responder::mcp(server).with_policy(self.policy.clone())
+            ClientEngine::mcp(server).with_policy(self.policy.clone())
         })
     }
 
@@ -449,7 +454,7 @@ impl<A: Asker + 'static> ClientHandler for ElicitClient<A> {
             self.asker
                 .lock()
                 .await
-                .notice(&Notice::Completed { elicitation_id });
+                .notice(&AskerNotice::Completed { elicitation_id });
         }
     }
 
@@ -764,7 +769,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Negotiating<T> {
 }
 
 /// MCP params as the engine reads them: `mode` made explicit (M1: absent is form), the
-/// JSON-RPC id as the request's scope (M1: MCP has none; [`Responder::mcp`] shows
+/// JSON-RPC id as the request's scope (M1: MCP has none; [`ClientEngine::mcp`] shows
 /// none), and for a URL request without an `elicitationId` (MCP 2026-07-28, M6) one
 /// made from that id.
 fn as_engine_params(params: Value, id: &NumberOrString) -> Value {
