@@ -898,8 +898,7 @@ fn an_invalid_schema_of_the_mcp_server_is_refused_with_its_reason_and_never_forw
 // covers: D7, F3
 #[test]
 fn a_pattern_of_the_mcp_server_reaches_the_acp_client_and_is_enforced_on_both_versions() {
-    // 2026-07-28: rmcp's typed input request loses what the bridge checks (next commits).
-    for mcp in BOTH.into_iter().filter(|mcp| *mcp == Mcp::V2025) {
+    for mcp in BOTH {
         let Some(run) = run(
             mcp,
             &[],
