@@ -858,8 +858,7 @@ fn a_mode_the_acp_client_did_not_declare_is_never_offered_to_the_mcp_server() {
 // covers: D2, F1, F2
 #[test]
 fn an_invalid_schema_of_the_mcp_server_is_refused_with_its_reason_and_never_forwarded() {
-    // 2026-07-28: rmcp's typed input request loses what the bridge checks (next commits).
-    for mcp in BOTH.into_iter().filter(|mcp| *mcp == Mcp::V2025) {
+    for mcp in BOTH {
         let Some(run) = run(
             mcp,
             &[],
