@@ -937,3 +937,173 @@ fn a_pattern_of_the_mcp_server_reaches_the_acp_client_and_is_enforced_on_both_ve
         );
     }
 }
+
+/// `acp_client` (elicit's terminal client on the official ACP SDK) in a real terminal
+/// in front of the agent hosting a TypeScript server: what a person sees of a URL
+/// consent that crossed both hops, and its completion.
+#[cfg(feature = "inquire")]
+mod in_tmux {
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Output};
+    use std::time::{Duration, Instant};
+
+    use super::{folder, node, BOTH};
+    use crate::common;
+
+    /// One tmux server of its own (`-L`), one 100×40 pane; killed on drop.
+    struct Tmux {
+        socket: String,
+    }
+
+    impl Tmux {
+        fn start(name: &str, command: &str) -> Option<Tmux> {
+            if let Err(why) = Command::new("tmux").arg("-V").output() {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "tmux cannot be run ({why}); on CI .ci/tmux installs it"
+                );
+                eprintln!("skipped: tmux cannot be run ({why})");
+                return None;
+            }
+            let tmux = Tmux {
+                socket: format!("elicit-three-hops-{}-{name}", std::process::id()),
+            };
+            let pane = format!("{command}; echo \"[exit $?]\"; sleep 600");
+            let started = tmux.run(&[
+                "new-session",
+                "-d",
+                "-s",
+                "T",
+                "-x",
+                "100",
+                "-y",
+                "40",
+                &pane,
+            ]);
+            assert!(started.status.success(), "tmux did not start: {started:?}");
+            Some(tmux)
+        }
+
+        fn run(&self, args: &[&str]) -> Output {
+            Command::new("tmux")
+                .args(["-L", &self.socket, "-f", "/dev/null", "-u"])
+                .args(args)
+                .env("LC_ALL", "C.UTF-8")
+                .output()
+                .expect("tmux runs")
+        }
+
+        fn history(&self) -> String {
+            let output = self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "T"]);
+            String::from_utf8_lossy(&output.stdout).into_owned()
+        }
+
+        fn screen(&self) -> String {
+            let output = self.run(&["capture-pane", "-p", "-t", "T"]);
+            String::from_utf8_lossy(&output.stdout).into_owned()
+        }
+
+        /// Waits (bounded) until the pane has shown every one of `texts`.
+        fn wait_for_all(&self, texts: &[&str]) -> String {
+            let start = Instant::now();
+            loop {
+                let history = self.history();
+                if texts.iter().all(|text| history.contains(text)) {
+                    return history;
+                }
+                assert!(
+                    start.elapsed() < Duration::from_secs(60),
+                    "{texts:?} not all shown within 60 s; the screen:\n{}",
+                    self.screen()
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+
+        fn keys(&self, keys: &[&str]) {
+            let mut args = vec!["send-keys", "-t", "T"];
+            args.extend_from_slice(keys);
+            assert!(self.run(&args).status.success(), "send-keys {keys:?}");
+        }
+    }
+
+    impl Drop for Tmux {
+        fn drop(&mut self) {
+            let socket = self.run(&["display-message", "-p", "#{socket_path}"]);
+            let _ = self.run(&["kill-server"]);
+            let socket = String::from_utf8_lossy(&socket.stdout).trim().to_owned();
+            if socket.contains(&self.socket) {
+                let _ = std::fs::remove_file(socket);
+            }
+        }
+    }
+
+    fn quote(text: &Path) -> String {
+        let text = text.to_str().expect("a UTF-8 path");
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+
+    // covers: U1, U2, U4, U5, S2, K1
+    #[test]
+    fn a_url_consent_across_both_hops_in_a_real_terminal_on_both_versions() {
+        let Some(node) = node() else {
+            return;
+        };
+        let client = common::build_example("acp_client");
+        let agent = super::agent_binary();
+        for mcp in BOTH {
+            let tag = mcp.version().replace('-', "_");
+            let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("three_hops_url_{tag}.out"));
+            let wire = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("three_hops_url_{tag}.jsonl"));
+            let _ = std::fs::remove_file(&out);
+            let _ = std::fs::remove_file(&wire);
+            let command = format!(
+                "ELICIT_MCP_WIRE={} {} --prompt 'call hop_url' -- {} -- {} {} > {}",
+                quote(&wire),
+                quote(&client),
+                quote(agent),
+                quote(&node),
+                quote(&folder().join(mcp.server())),
+                quote(&out),
+            );
+            let Some(tmux) = Tmux::start(&tag, &command) else {
+                return;
+            };
+            tmux.wait_for_all(&["Open this page?", "Enter"]);
+            let screen = tmux.screen();
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screens");
+            std::fs::create_dir_all(&dir).expect("target/ is writable");
+            std::fs::write(dir.join(format!("three_hops_url_{tag}.txt")), &screen)
+                .expect("target/screens is writable");
+            eprintln!("===== {mcp:?}: the URL consent =====\n{screen}=====");
+            // The whole address and its site before consent, the question's origin
+            // (the session and the tool call) beside the agent's message.
+            for shown in [
+                "asks: Connect your account",
+                "Address: https://accounts.example.com/connect?state=hop-7f3a",
+                "Site:    accounts.[example.com]",
+                "tool call call-1",
+            ] {
+                assert!(
+                    screen.replace('\n', "").contains(shown),
+                    "{mcp:?}: `{shown}` not shown:\n{screen}"
+                );
+            }
+            tmux.keys(&["y", "Enter"]);
+            let history = tmux.wait_for_all(&["is complete", "[exit "]);
+            assert!(history.contains("[exit 0]"), "{mcp:?}:\n{history}");
+            assert!(history.contains("Consented."), "{mcp:?}:\n{history}");
+            let answer = std::fs::read_to_string(&out).expect("the client's stdout");
+            assert!(
+                answer.contains(r#"hop_url: {"action":"accept"}"#),
+                "{mcp:?}: {answer}"
+            );
+            // The consent reached the MCP server (and only the consent).
+            let wire = std::fs::read_to_string(&wire).expect("the MCP wire");
+            assert!(wire.contains(r#"{"action":"accept"}"#), "{mcp:?}: {wire}");
+            let _ = std::fs::remove_file(&out);
+        }
+    }
+}
