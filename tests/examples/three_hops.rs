@@ -855,7 +855,7 @@ fn a_mode_the_acp_client_did_not_declare_is_never_offered_to_the_mcp_server() {
     }
 }
 
-// covers: D2, F1, F2
+// covers: F1, F2, M6
 #[test]
 fn an_invalid_schema_of_the_mcp_server_is_refused_with_its_reason_and_never_forwarded() {
     for mcp in BOTH {
@@ -894,7 +894,7 @@ fn an_invalid_schema_of_the_mcp_server_is_refused_with_its_reason_and_never_forw
     }
 }
 
-// covers: D7, F3
+// covers: F2, F3, V4, M6
 #[test]
 fn a_pattern_of_the_mcp_server_reaches_the_acp_client_and_is_enforced_on_both_versions() {
     for mcp in BOTH {

@@ -257,7 +257,7 @@ async fn on_2026_07_28_the_answer_goes_inside_the_retry_with_the_request_state()
     );
 }
 
-// covers: D7, D13, M6
+// covers: D13, M6
 #[test]
 fn a_tap_keeps_the_raw_input_requests_of_an_input_required_result_by_key() {
     use ::rmcp::model::NumberOrString;
