@@ -352,8 +352,12 @@ async fn a_completion_done_elsewhere_is_sent_by_the_instance_that_holds_the_conn
         .to_owned();
     // Where an external step's callback lands: a process of its own (this test) on
     // the deployment's Redis, with its relay and the example's registry prefix.
-    let relay = RedisRelay::connect(redis.url().as_str(), RelayConfig::new().prefix(KEYS))
-        .expect("the callback's relay");
+    let relay = RedisRelay::connect(
+        redis.url().as_str(),
+        relay_key(),
+        RelayConfig::new().prefix(KEYS),
+    )
+    .expect("the callback's relay");
     let store: RedisStore<UrlEntry> = RedisStore::connect(
         redis.url().as_str(),
         RedisConfig::new().prefix(format!("{KEYS}url:")),
