@@ -255,6 +255,36 @@ fn a_forged_answer_published_by_a_redis_reader_is_dropped_and_the_real_one_works
         };
         assert_eq!(submitted.value().api_key, SECRET);
         elicitor.complete(&id, submitted.user()).unwrap();
+
+        // An attacker who can also write marks a second page's ticket bound and used,
+        // as a real submission would, before publishing: only the tag stops it now.
+        let (_, path, wait) = a.ask(&elicitor);
+        let token = path.trim_start_matches("/elicit/").to_owned();
+        rewrite_ticket(&server, &token, |ticket| {
+            ticket["b"] = json!("0".repeat(32));
+            ticket["d"] = json!(true);
+        });
+        let envelope = json!({
+            "f": b.relay.instance_id(),
+            "m": { "Page": { "ack": 2, "page": {
+                "token": token,
+                "action": "Accept",
+                "content": { "api_key": "sk-attacker-0000000000", "region": "eu" },
+            } } },
+        });
+        let mut plain = vec![0u8; 16];
+        rng.fill_bytes(&mut plain);
+        plain.extend(serde_json::to_vec(&envelope).unwrap());
+        let mut tagged = vec![2u8];
+        tagged.extend(owner.seal(&mut rng, &plain).unwrap());
+        assert_eq!(publish_raw(&server, a.relay.channel(), &tagged), 1);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            a.page.waiting(),
+            1,
+            "a forged answer with a made-up tag was taken"
+        );
+        drop(wait);
         a.page.shutdown();
         b.page.shutdown();
     });

@@ -71,6 +71,10 @@ impl RelayKey {
     /// under `secret` with the label `elicit.relay.v1`, so the relay never uses the
     /// other key itself.
     pub fn derived_from_secret(secret: &[u8]) -> Option<Self> {
+        // BLAKE2b takes a key of 64 bytes at most (and asserts it).
+        if secret.len() > 64 {
+            return None;
+        }
         let mac = Blake2bMac::<U32>::new_with_salt_and_personal(secret, b"", RELAY_LABEL).ok()?;
         let mut bytes = [0u8; 32];
         bytes.copy_from_slice(&mac.finalize().into_bytes());

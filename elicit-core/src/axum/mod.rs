@@ -72,8 +72,13 @@
 //! feature `redis`): each ticket then also holds the form's schema and message and the
 //! waiting instance's public key, so any instance shows the page, checks the answer
 //! against the schema and hands it, sealed for the waiting instance, through Redis
-//! pub/sub. The person sees "Received" only when that instance was listening; else a
-//! page saying the answer was not delivered and nothing was kept.
+//! pub/sub. Each routed ticket is tagged under the deployment's `RelayKey`, which
+//! Redis never holds, so a ticket whose route or form someone rewrote in Redis is
+//! refused; tickets are stored under a digest of their token
+//! ([`PageTicket::store_key`]), never the token. The person sees "Received" only when
+//! the waiting instance acknowledged that its task took the answer; else a page
+//! saying the answer was not delivered. A page whose waiting instance is gone is
+//! refused as soon as it is opened.
 //!
 //! ```no_run
 //! use elicit_core::agent::{ConnectionId, Elicitor, UrlOutcome, UrlPolicy, UserId};
