@@ -15,6 +15,7 @@ const RELAY_LABEL: &[u8] = b"elicit.relay.v1";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Purpose {
     /// A page ticket's route and form (and everything else the page acts on).
+    #[cfg_attr(not(feature = "axum"), allow(dead_code))] // the page's, feature `axum`
     Ticket,
     /// A message one instance relays to another.
     Message,
