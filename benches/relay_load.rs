@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use elicit::agent::{
     ConnectionId, Elicitor, RedisConfig, RedisRelay, RedisStore, RegistryLimits, RelayConfig,
-    UrlEntry, UrlOutcome, UrlPolicy, UrlRegistry,
+    RelayKey, UrlEntry, UrlOutcome, UrlPolicy, UrlRegistry,
 };
 use elicit::axum::{PageTicket, PageWait, SecurePage};
 use elicit::{Elicit, ElicitationCapabilities, ElicitationResponse, Elicited, Scope};
@@ -111,8 +111,12 @@ async fn instance(setup: Setup, server: &RedisServer) -> Instance {
             }
         }
         Setup::Redis(_) => {
-            let relay = RedisRelay::connect(server.url().as_str(), RelayConfig::new())
-                .expect("the relay connects");
+            let relay = RedisRelay::connect(
+                server.url().as_str(),
+                RelayKey::from_bytes([0x5e; 32]),
+                RelayConfig::new(),
+            )
+            .expect("the relay connects");
             let urls: RedisStore<UrlEntry> = RedisStore::connect(
                 server.url().as_str(),
                 RedisConfig::new().prefix("elicit:url:"),
@@ -342,7 +346,7 @@ async fn measure(
         let token = first.path.rsplit('/').next().expect("a token");
         [
             format!("elicit:url:{}", first.id),
-            format!("elicit:page:{token}"),
+            format!("elicit:page:{}", PageTicket::store_key(token)),
         ]
         .iter()
         .map(|key| {

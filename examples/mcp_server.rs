@@ -63,8 +63,11 @@
 //!   Redis pub/sub (`elicit::agent::RedisRelay`, sealed for the instance it is for): a
 //!   page opened and submitted on instance B reaches the tool call waiting on instance
 //!   A, and an elicitation of A's completed on B is announced by A on its client's
-//!   connection (`notifications/elicitation/complete`). A submission whose instance is
-//!   gone is refused with a page that says so.
+//!   connection (`notifications/elicitation/complete`). A page whose instance is gone
+//!   is refused with a page that says so. `--redis` needs `ELICIT_ROUND_KEY`: the
+//!   relay's key (`elicit::agent::RelayKey::derived_from`) comes from it, and tags
+//!   the pages' tickets and every relayed message, so that whoever can write to Redis
+//!   cannot route a page or an answer.
 //! - `--page-ttl SECS` is how long a page link, and every record in Redis, lives
 //!   (default 10 minutes for a link, a day for a record).
 //! - `--instance NAME` names this instance on stderr and in the page tools' results
@@ -300,22 +303,24 @@ fn random_id() -> String {
 fn rounds() -> &'static Rounds {
     static ROUNDS: OnceLock<Rounds> = OnceLock::new();
     ROUNDS.get_or_init(|| {
-        let key = std::env::var("ELICIT_ROUND_KEY")
-            .ok()
-            .and_then(|hex| {
-                let bytes: Option<Vec<u8>> = (0..hex.len())
-                    .step_by(2)
-                    .map(|i| {
-                        hex.get(i..i + 2)
-                            .and_then(|b| u8::from_str_radix(b, 16).ok())
-                    })
-                    .collect();
-                <[u8; 32]>::try_from(bytes?).ok()
-            })
-            .map(RoundKey::from_bytes);
-        let key = key.unwrap_or_else(|| RoundKey::generate().expect("the OS random generator"));
+        let key = round_key_from_env()
+            .unwrap_or_else(|| RoundKey::generate().expect("the OS random generator"));
         Rounds::new(key)
     })
+}
+
+/// `ELICIT_ROUND_KEY` (64 hex digits), when it is set and valid: the deployment's
+/// shared key, from which `--redis` also derives the relay's key.
+fn round_key_from_env() -> Option<RoundKey> {
+    let hex = std::env::var("ELICIT_ROUND_KEY").ok()?;
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|b| u8::from_str_radix(b, 16).ok())
+        })
+        .collect();
+    <[u8; 32]>::try_from(bytes?).ok().map(RoundKey::from_bytes)
 }
 
 /// A tool result that is not an error.
@@ -1058,7 +1063,16 @@ mod remote {
         connections: &Connections,
         instance: &Arc<str>,
     ) -> Result<Stores, Box<dyn std::error::Error>> {
-        use elicit::agent::{RedisConfig, RedisRelay, RedisStore, RelayConfig};
+        use elicit::agent::{RedisConfig, RedisRelay, RedisStore, RelayConfig, RelayKey};
+        // What the instances act on from Redis (the page's route and form, each relayed
+        // message's sender) is tagged under a key Redis never holds: derived from the
+        // key they already share for `requestState`.
+        let round_key = crate::round_key_from_env().ok_or(
+            "--redis needs ELICIT_ROUND_KEY (64 hex digits, the same on every instance): \
+             the relay's key is derived from it, so that nobody who can write to Redis \
+             can route a page or an answer",
+        )?;
+        let relay_key = RelayKey::derived_from(&round_key);
         let cannot =
             |error: StoreError| format!("cannot use Redis at {url}: {}", with_causes(&error));
         let [url_prefix, page_prefix, link_prefix] = PREFIXES;
@@ -1067,8 +1081,8 @@ mod remote {
             config = config.ttl(ttl);
         }
         let entries: RedisStore<UrlEntry> = RedisStore::connect(url, config).map_err(cannot)?;
-        let relay =
-            RedisRelay::connect(url, RelayConfig::new().prefix(CHANNEL_PREFIX)).map_err(cannot)?;
+        let relay = RedisRelay::connect(url, relay_key, RelayConfig::new().prefix(CHANNEL_PREFIX))
+            .map_err(cannot)?;
         let registry =
             UrlRegistry::with_store(entries.clone(), RegistryLimits::DEFAULT).routed_by(&relay);
         // The hook runs on the relay's thread: the sending is a task of this runtime.

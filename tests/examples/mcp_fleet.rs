@@ -240,7 +240,10 @@ async fn url_mode_consented_on_a_and_submitted_on_b_completes_through_a() {
         "the key is not on the MCP wire"
     );
     let stored = stored(&redis);
-    let ticket = format!("{KEYS}page:{}", path.trim_start_matches("/elicit/"));
+    let ticket = format!(
+        "{KEYS}page:{}",
+        elicit::axum::PageTicket::store_key(path.trim_start_matches("/elicit/"))
+    );
     assert!(stored.iter().any(|(key, _)| *key == ticket), "{stored:?}");
     assert!(
         stored.iter().all(|(_, value)| !value.contains(KEY)),
@@ -352,8 +355,12 @@ async fn a_completion_done_elsewhere_is_sent_by_the_instance_that_holds_the_conn
         .to_owned();
     // Where an external step's callback lands: a process of its own (this test) on
     // the deployment's Redis, with its relay and the example's registry prefix.
-    let relay = RedisRelay::connect(redis.url().as_str(), RelayConfig::new().prefix(KEYS))
-        .expect("the callback's relay");
+    let relay = RedisRelay::connect(
+        redis.url().as_str(),
+        relay_key(),
+        RelayConfig::new().prefix(KEYS),
+    )
+    .expect("the callback's relay");
     let store: RedisStore<UrlEntry> = RedisStore::connect(
         redis.url().as_str(),
         RedisConfig::new().prefix(format!("{KEYS}url:")),
@@ -462,7 +469,10 @@ async fn a_killed_while_pending_a_submission_on_b_is_refused_and_nothing_is_left
     );
     // A records the client's consent first (the page takes no answer before it, and
     // would hold this one until the 2-second ticket expired); then A dies.
-    let ticket = format!("{KEYS}page:{}", path.trim_start_matches("/elicit/"));
+    let ticket = format!(
+        "{KEYS}page:{}",
+        elicit::axum::PageTicket::store_key(path.trim_start_matches("/elicit/"))
+    );
     eventually("a records the consent", || {
         let value = redis.cli(&["GET", &ticket]);
         !value.is_empty() && !value.contains("\"p\":true")

@@ -50,11 +50,32 @@ pub(crate) struct Instance {
     pub(crate) child: Child,
 }
 
+/// The `ELICIT_ROUND_KEY` every instance started with `--redis` shares.
+pub(crate) const ROUND_KEY_HEX: &str =
+    "5ea15ea15ea15ea15ea15ea15ea15ea15ea15ea15ea15ea15ea15ea15ea15ea1";
+
+/// The relay key of those instances, for a relay the test runs itself.
+#[cfg(feature = "redis")]
+pub(crate) fn relay_key() -> elicit::agent::RelayKey {
+    let bytes: Vec<u8> = (0..64)
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&ROUND_KEY_HEX[i..i + 2], 16).unwrap())
+        .collect();
+    elicit::agent::RelayKey::derived_from(&elicit::rmcp::input::RoundKey::from_bytes(
+        bytes.try_into().unwrap(),
+    ))
+}
+
 impl Instance {
     /// Starts `mcp_server --http 127.0.0.1:0 ARGS` and waits for the one stdout line
     /// that says where it listens.
     pub(crate) async fn start(args: &[&str]) -> Instance {
-        let mut child = Command::new(example())
+        let mut command = Command::new(example());
+        if args.contains(&"--redis") {
+            // The deployment's shared key: `--redis` derives the relay's key from it.
+            command.env("ELICIT_ROUND_KEY", ROUND_KEY_HEX);
+        }
+        let mut child = command
             .args(["--http", "127.0.0.1:0"])
             .args(args)
             .stdin(Stdio::null())

@@ -384,7 +384,10 @@ mod shared {
             assert_eq!(reopened.status, 410, "{reopened:?}");
         }
         let token = path.trim_start_matches("/elicit/");
-        let ticket = format!("elicit-mcp-server:page:{token}");
+        let ticket = format!(
+            "elicit-mcp-server:page:{}",
+            elicit::axum::PageTicket::store_key(token)
+        );
         let stored = values(&redis);
         assert!(stored.iter().any(|(key, _)| *key == ticket), "{stored:?}");
         assert!(redis.pttl(&ticket) > 0, "the ticket has a TTL");

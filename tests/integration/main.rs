@@ -32,6 +32,7 @@ mod protocol_mcp;
 mod protocol_response;
 mod protocol_roundtrip;
 mod redis_page;
+mod redis_relay_attacks;
 mod redis_route;
 mod rmcp;
 mod rmcp_client;

@@ -47,7 +47,7 @@ fn two_instances_share_the_page_tokens_in_redis() {
         let path = link.url().strip_prefix(first.origin()).unwrap().to_owned();
         let token = path.trim_start_matches("/elicit/").to_owned();
         let wait = link.open("e-1", Some(&UserId::new("alice"))).unwrap();
-        let key = format!("elicit:page:{token}");
+        let key = format!("elicit:page:{}", PageTicket::store_key(&token));
         assert_eq!(server.keys(), vec![key.clone()]);
         assert!(server.pttl(&key) > 0, "the token's key has a TTL");
         let bytes = server.cli(&["MEMORY", "USAGE", &key]);
@@ -71,7 +71,7 @@ fn two_instances_share_the_page_tokens_in_redis() {
         assert_eq!(done.status, 200, "{}", done.body);
         assert!(matches!(wait.answer().await, Ok(Elicited::Accepted(_))));
         // Used in Redis, so used for every instance.
-        let ticket = store.get(&token).unwrap().unwrap();
+        let ticket = store.get(&PageTicket::store_key(&token)).unwrap().unwrap();
         assert!(ticket.is_used());
         assert_eq!(ticket.user(), Some(UserId::new("alice")));
         for addr in [first.local_addr(), second.local_addr()] {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use elicit::agent::{
     ConnectionId, Delivery, Elicitor, RedisConfig, RedisRelay, RedisStore, RegistryLimits,
-    RelayConfig, RouteError, Store, UrlEntry, UrlPolicy, UrlRegistry, UrlState, UserId,
+    RelayConfig, RelayKey, RouteError, Store, UrlEntry, UrlPolicy, UrlRegistry, UrlState, UserId,
 };
 use elicit::axum::{PageError, PageTicket, PageWait, SecurePage};
 use elicit::{ElicitationCapabilities, Elicited, Scope};
@@ -29,23 +29,28 @@ use super::url_page::{http, run, DeployKey};
 // The same server helper as redis_page.rs, which keeps its copy private.
 #[allow(clippy::duplicate_mod)]
 #[path = "../../elicit-core/tests/security/redis_server.rs"]
-mod redis_server;
+pub(super) mod redis_server;
 use redis_server::RedisServer;
 
 /// The secret typed on the page: nothing in Redis may hold it.
-const SECRET: &str = "sk-live-route-7f3a9c2e51";
+pub(super) const SECRET: &str = "sk-live-route-7f3a9c2e51";
 
-fn good_body() -> String {
+/// The deployment's relay key, the same on every instance of these tests.
+pub(super) fn relay_key() -> RelayKey {
+    RelayKey::from_bytes([0x5e; 32])
+}
+
+pub(super) fn good_body() -> String {
     format!("f.api_key={SECRET}&f.region=eu&elicit-action=accept")
 }
 
 /// One instance of the agent: its relay, its registry and page on stores of its own
 /// connection, all on one Redis.
-struct Instance {
-    relay: RedisRelay,
-    registry: UrlRegistry,
-    page: SecurePage,
-    tickets: RedisStore<PageTicket>,
+pub(super) struct Instance {
+    pub(super) relay: RedisRelay,
+    pub(super) registry: UrlRegistry,
+    pub(super) page: SecurePage,
+    pub(super) tickets: RedisStore<PageTicket>,
 }
 
 fn stores(server: &RedisServer, ttl: Duration) -> (RedisStore<UrlEntry>, RedisStore<PageTicket>) {
@@ -58,8 +63,8 @@ fn stores(server: &RedisServer, ttl: Duration) -> (RedisStore<UrlEntry>, RedisSt
     (urls, tickets)
 }
 
-async fn instance(server: &RedisServer, ttl: Duration) -> Instance {
-    let relay = RedisRelay::connect(server.url().as_str(), RelayConfig::new())
+pub(super) async fn instance(server: &RedisServer, ttl: Duration) -> Instance {
+    let relay = RedisRelay::connect(server.url().as_str(), relay_key(), RelayConfig::new())
         .expect("the relay connects and subscribes");
     let (urls, tickets) = stores(server, ttl);
     let registry = UrlRegistry::with_store(urls, RegistryLimits::DEFAULT).routed_by(&relay);
@@ -81,7 +86,7 @@ async fn instance(server: &RedisServer, ttl: Duration) -> Instance {
 
 impl Instance {
     /// A connection's elicitor on this instance, for `alice`.
-    fn elicitor(&self) -> Elicitor {
+    pub(super) fn elicitor(&self) -> Elicitor {
         let caps = ElicitationCapabilities::from_json(Some(&json!({ "url": {} })));
         Elicitor::new(caps, ConnectionId::new())
             .with_user(UserId::new("alice"))
@@ -92,7 +97,7 @@ impl Instance {
     /// A URL elicitation carrying a page link of this instance, consented, and the
     /// page's wait: the `ask_secret` flow up to the submission. Returns the id, the
     /// link's path and the wait.
-    fn ask(&self, elicitor: &Elicitor) -> (String, String, PageWait<DeployKey>) {
+    pub(super) fn ask(&self, elicitor: &Elicitor) -> (String, String, PageWait<DeployKey>) {
         let link = self
             .page
             .link::<DeployKey>("Paste the API key of your deploy account")
@@ -145,13 +150,13 @@ fn port_of(server: &RedisServer) -> String {
 
 /// A `redis-cli PSUBSCRIBE` of every channel under the prefix, recording the raw bytes
 /// it prints: what crossed Redis.
-struct Listener {
+pub(super) struct Listener {
     child: Child,
     heard: Arc<Mutex<Vec<u8>>>,
 }
 
 impl Listener {
-    fn start(server: &RedisServer) -> Listener {
+    pub(super) fn start(server: &RedisServer) -> Listener {
         let mut child = Command::new("redis-cli")
             .args(["-h", "127.0.0.1", "-p", &port_of(server), "--raw"])
             .args(["PSUBSCRIBE", "elicit:*"])
@@ -177,7 +182,7 @@ impl Listener {
         listener
     }
 
-    fn until(&self, text: &str, what: &str) {
+    pub(super) fn until(&self, text: &str, what: &str) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while !contains(&self.heard.lock().unwrap(), text.as_bytes()) {
             assert!(Instant::now() < deadline, "{what} did not show within 10 s");
@@ -185,7 +190,7 @@ impl Listener {
         }
     }
 
-    fn heard(&self) -> Vec<u8> {
+    pub(super) fn heard(&self) -> Vec<u8> {
         self.heard.lock().unwrap().clone()
     }
 }
@@ -197,12 +202,12 @@ impl Drop for Listener {
     }
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+pub(super) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Every value under the prefix, read back with `redis-cli GET` (keys by `SCAN`).
-fn every_value(server: &RedisServer) -> Vec<(String, String)> {
+pub(super) fn every_value(server: &RedisServer) -> Vec<(String, String)> {
     server
         .keys()
         .into_iter()
@@ -214,7 +219,7 @@ fn every_value(server: &RedisServer) -> Vec<(String, String)> {
         .collect()
 }
 
-async fn until(what: &str, done: impl Fn() -> bool) {
+pub(super) async fn until(what: &str, done: impl Fn() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(15);
     while !done() {
         assert!(Instant::now() < deadline, "{what}: not within 15 s");
@@ -240,7 +245,10 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
         let keys = server.keys();
         assert_eq!(
             keys,
-            vec![format!("elicit:page:{token}"), format!("elicit:url:{id}")]
+            vec![
+                format!("elicit:page:{}", PageTicket::store_key(&token)),
+                format!("elicit:url:{id}")
+            ]
         );
         let bytes: u64 = keys
             .iter()
@@ -264,7 +272,11 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
             assert!(server.pttl(key) > 0, "{key} has a TTL");
         }
         // The ticket names A as the waiting instance; B has nothing waiting.
-        let ticket = b.tickets.get(&token).unwrap().unwrap();
+        let ticket = b
+            .tickets
+            .get(&PageTicket::store_key(&token))
+            .unwrap()
+            .unwrap();
         assert_eq!(ticket.instance(), Some(a.relay.instance_id()));
         assert_eq!(b.page.waiting(), 0);
 
@@ -301,9 +313,12 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
         let ran = commands_between(&before, &server.command_counts());
         let total: u64 = ran.values().sum();
         // Sent by the instances: on B the ticket's GET, its compare-and-swap to used
-        // (EVALSHA) and the PUBLISH; on A the registry's compare-and-swap to
-        // Completed (EVALSHA, against the entry A wrote itself, so without a GET).
-        // `INFO commandstats` also counts each script's own GET and SET inside Redis.
+        // (EVALSHA) and the PUBLISH of the sealed answer; on A the GET of the ticket
+        // (taken only when it is bound and used, and its tag passes), the PUBLISH of
+        // the acknowledgement B waits for before it says "Received", and the
+        // registry's compare-and-swap to Completed (EVALSHA, against the entry A wrote
+        // itself, so without a GET). `INFO commandstats` also counts each script's
+        // own GET and SET inside Redis.
         let inner = ran.get("evalsha").copied().unwrap_or(0) * 2;
         eprintln!(
             "redis commands: a page submitted on B to the completion on A: {} sent by the \
@@ -311,8 +326,8 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
             total - inner
         );
         assert_eq!(ran.get("evalsha"), Some(&2), "{ran:?}");
-        assert_eq!(total - inner, 4, "{ran:?}");
-        assert_eq!(ran.get("publish"), Some(&1), "{ran:?}");
+        assert_eq!(total - inner, 6, "{ran:?}");
+        assert_eq!(ran.get("publish"), Some(&2), "{ran:?}");
         // Replayed on either instance: used.
         for addr in [a.page.local_addr(), b.page.local_addr()] {
             assert_eq!(
@@ -401,7 +416,8 @@ async fn a_completion_on_b_is_sent_by_a_on_its_connection_once_and_c_sees_it_com
         return;
     };
     let connect = |ttl| {
-        let relay = RedisRelay::connect(server.url().as_str(), RelayConfig::new()).unwrap();
+        let relay =
+            RedisRelay::connect(server.url().as_str(), relay_key(), RelayConfig::new()).unwrap();
         let (urls, _) = stores(&server, ttl);
         let registry =
             UrlRegistry::with_store(urls.clone(), RegistryLimits::DEFAULT).routed_by(&relay);
@@ -560,6 +576,10 @@ fn a_gone_instance_is_refused_with_a_clear_page_and_leaves_nothing_after_the_ttl
             )
             .unwrap();
         assert_eq!(server.keys().len(), 5);
+        // The person opened the page on B while A still ran.
+        let shown = http::open(b.page.local_addr(), &path, None).await;
+        assert_eq!(shown.status, 200, "{}", shown.body);
+        let cookie = shown.cookie().unwrap();
 
         // A dies: nothing cleaned up, its channel has no listener any more.
         std::mem::forget(wait);
@@ -567,9 +587,16 @@ fn a_gone_instance_is_refused_with_a_clear_page_and_leaves_nothing_after_the_ttl
         a.relay.close();
         until("A stops listening", || !a.relay.is_listening()).await;
 
-        let shown = http::open(b.page.local_addr(), &path, None).await;
-        assert_eq!(shown.status, 200, "{}", shown.body);
-        let cookie = shown.cookie().unwrap();
+        // Opened now, the page says at once that nobody waits for it: no form to fill.
+        let reopened = http::open(b.page.local_addr(), &path, Some(&cookie)).await;
+        assert_eq!(reopened.status, 503, "{}", reopened.body);
+        assert!(
+            reopened.body.contains("no longer running"),
+            "{}",
+            reopened.body
+        );
+        assert!(!reopened.body.contains("api_key"), "{}", reopened.body);
+        // Submitted from the form shown before: not delivered, never "Received".
         let refused = http::submit(b.page.local_addr(), &path, &cookie, &good_body()).await;
         assert_eq!(refused.status, 503, "{}", refused.body);
         assert!(refused.body.contains("Not delivered"), "{}", refused.body);

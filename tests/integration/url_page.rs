@@ -471,7 +471,7 @@ fn a_shared_store_keeps_a_token_used_once_across_instances() {
         assert!(matches!(wait.answer().await, Ok(Elicited::Accepted(_))));
         // Used in the store, so used for every instance.
         let ticket = store
-            .get(path.trim_start_matches("/elicit/"))
+            .get(&PageTicket::store_key(path.trim_start_matches("/elicit/")))
             .unwrap()
             .unwrap();
         assert!(ticket.is_used());

@@ -328,7 +328,7 @@ fn a_submission_before_the_clients_consent_is_refused_saying_why() {
         let path = path_of(&page, link.url());
         let token = path.trim_start_matches("/elicit/").to_owned();
         let mut wait = link.open_pending_consent("e-1", None).unwrap();
-        let before = store.get(&token).unwrap().unwrap();
+        let before = store.get(&PageTicket::store_key(&token)).unwrap().unwrap();
         assert!(before.awaits_consent());
 
         // The page shows at once: the client may open the browser as it accepts.
@@ -352,14 +352,18 @@ fn a_submission_before_the_clients_consent_is_refused_saying_why() {
         assert!(early.body.contains("f.api_key"), "{}", early.body);
         assert!(!early.body.contains("sk-live"), "{}", early.body);
         assert_eq!(
-            store.get(&token).unwrap().unwrap(),
+            store.get(&PageTicket::store_key(&token)).unwrap().unwrap(),
             before,
             "nothing changed"
         );
         assert_eq!(page.waiting(), 1);
 
         wait.record_consent().unwrap();
-        assert!(!store.get(&token).unwrap().unwrap().awaits_consent());
+        assert!(!store
+            .get(&PageTicket::store_key(&token))
+            .unwrap()
+            .unwrap()
+            .awaits_consent());
         let done = http::submit(addr, &path, &cookie, GOOD).await;
         assert_eq!(done.status, 200, "{}", done.body);
         assert!(done.body.contains("Received"));
@@ -620,7 +624,7 @@ fn a_link_previewer_locks_nobody_out() {
         let addr = page.local_addr();
         let (path, wait) = opened(&page).await;
         let token = path.trim_start_matches("/elicit/").to_owned();
-        let before = store.get(&token).unwrap().unwrap();
+        let before = store.get(&PageTicket::store_key(&token)).unwrap().unwrap();
 
         let head = http::request(addr, "HEAD", &path, &[], b"").await;
         assert_eq!(head.status, 200);
@@ -635,7 +639,11 @@ fn a_link_previewer_locks_nobody_out() {
         ];
         let preview = http::request(addr, "GET", &path, &previewer, b"").await;
         assert_eq!(preview.status, 200, "{}", preview.body);
-        assert_eq!(store.get(&token).unwrap().unwrap(), before, "nothing bound");
+        assert_eq!(
+            store.get(&PageTicket::store_key(&token)).unwrap().unwrap(),
+            before,
+            "nothing bound"
+        );
 
         let person = http::open(addr, &path, None).await;
         assert_eq!(person.status, 200, "{}", person.body);
@@ -651,7 +659,11 @@ fn a_link_previewer_locks_nobody_out() {
                 .status,
             200
         );
-        assert_eq!(store.get(&token).unwrap().unwrap(), before, "nothing bound");
+        assert_eq!(
+            store.get(&PageTicket::store_key(&token)).unwrap().unwrap(),
+            before,
+            "nothing bound"
+        );
 
         let done = http::submit(addr, &path, &cookie, GOOD).await;
         assert_eq!(done.status, 200, "{}", done.body);
@@ -679,11 +691,19 @@ fn the_first_submission_binds_the_page_to_its_browser() {
         let person = http::open(addr, &path, None).await.cookie().unwrap();
         let other = http::open(addr, &path, None).await.cookie().unwrap();
         assert_ne!(person, other);
-        assert!(!store.get(&token).unwrap().unwrap().is_bound_to_a_browser());
+        assert!(!store
+            .get(&PageTicket::store_key(&token))
+            .unwrap()
+            .unwrap()
+            .is_bound_to_a_browser());
 
         // The person's first answer is refused by the form, and binds the page.
         assert_eq!(http::submit(addr, &path, &person, SHORT).await.status, 422);
-        assert!(store.get(&token).unwrap().unwrap().is_bound_to_a_browser());
+        assert!(store
+            .get(&PageTicket::store_key(&token))
+            .unwrap()
+            .unwrap()
+            .is_bound_to_a_browser());
         for refused in [
             http::submit(addr, &path, &other, GOOD).await,
             http::open(addr, &path, Some(&other)).await,
@@ -728,7 +748,7 @@ fn debug_never_shows_a_page_token_or_a_link_that_carries_one() {
         let cookie = http::open(addr, &path, None).await.cookie().unwrap();
         assert_eq!(http::submit(addr, &path, &cookie, SHORT).await.status, 422);
         let binding = cookie.trim_start_matches("elicit_page=").to_owned();
-        let ticket = store.get(&token).unwrap().unwrap();
+        let ticket = store.get(&PageTicket::store_key(&token)).unwrap().unwrap();
         assert!(ticket.is_bound_to_a_browser());
 
         let request = pending.request();

@@ -63,6 +63,8 @@ mod redis;
 mod registry;
 #[cfg(feature = "redis")]
 mod relay;
+#[cfg(feature = "redis")]
+mod relay_key;
 #[cfg(feature = "url")]
 mod route;
 #[cfg(feature = "url")]
@@ -76,6 +78,10 @@ pub use self::redis::{RedisConfig, RedisStore};
 pub use self::relay::{Delivery, RedisRelay, RelayConfig, RouteError};
 #[cfg(all(feature = "redis", feature = "axum"))]
 pub(crate) use self::relay::{PageInbox, PageMessage, RoutedAction};
+#[cfg(feature = "redis")]
+pub use self::relay_key::RelayKey;
+#[cfg(all(feature = "redis", feature = "axum"))]
+pub(crate) use self::relay_key::{Keys as RelayKeys, Purpose as TagPurpose};
 #[cfg(feature = "axum")]
 pub(crate) use self::route::Route;
 #[cfg(feature = "url")]

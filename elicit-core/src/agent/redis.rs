@@ -169,7 +169,8 @@ impl Default for RedisConfig {
 /// # What is in Redis
 ///
 /// One string key per record: the configured prefix (default [`RedisConfig::DEFAULT_PREFIX`],
-/// `elicit:`) and the id the crate minted (an `elicitationId`, a page token). The value
+/// `elicit:`) and the id the crate minted (an `elicitationId`; for a page, a digest of
+/// its token, `PageTicket::store_key`, so that no live link is a key name). The value
 /// is a 32-character write token, fresh for every write, followed by the record as
 /// JSON. **Every key has a time to live**, set by Redis itself on each write
 /// (`SET … PX`), so nothing outlives [`RedisConfig::ttl`] (default one day) even if

@@ -1,6 +1,7 @@
 //! [`RedisRelay`]: how the instances of an agent hand each other what happened on the
 //! wrong one (feature `redis`). The guide is on the type.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::pin;
@@ -12,6 +13,7 @@ use crypto_box::aead::rand_core::{CryptoRng, RngCore};
 use crypto_box::{PublicKey, SecretKey};
 use futures::future::{select, Either};
 use futures::StreamExt;
+use redis::cluster::ClusterClient;
 use redis::IntoConnectionInfo;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -20,20 +22,30 @@ use tokio::sync::oneshot;
 use super::ids::UserId;
 use super::redis::{backoff, failed, transient, Cause, Connection, Failed, RedisConfig, Target};
 use super::registry::{CompletionError, RoutedCompletion, UrlRegistry};
+use super::relay_key::{Keys, Purpose, RelayKey, TAG_LEN};
 use super::route::Route;
 use super::store::StoreError;
 
-/// The first byte of every message on a channel: the format, so that a later one can
-/// be told apart. What follows is one sealed box.
-const FORMAT: u8 = 1;
+/// The first byte of a message that carries something: the format, so that a later one
+/// can be told apart. What follows is one sealed box holding a tag and the message.
+const FORMAT: u8 = 2;
+
+/// The first (and only) byte of a heartbeat: what an instance publishes on its own
+/// channel on Redis Cluster to check that its subscription still hears.
+const HEARTBEAT: u8 = 0;
 
 /// Attempts at one `PUBLISH` on transient errors (a connection that dropped and is
 /// being reconnected). Sending one again whose answer was lost may deliver it twice,
 /// which is harmless: a page's task and a completion are taken once.
 const PUBLISH_ATTEMPTS: u32 = 3;
 
+/// Retries of the cluster client itself (redirections, a node that moved).
+const CLUSTER_RETRIES: u32 = 3;
+
 /// How a [`RedisRelay`] connects and listens: the key prefix its channels share, the
-/// timeouts, and the bound on the pause between two attempts to subscribe again.
+/// timeouts, the bound on the pause between two attempts to subscribe again, how
+/// often the subscription is checked, how long a sender waits for an
+/// acknowledgement, and older [`RelayKey`]s still accepted during a rotation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 pub struct RelayConfig {
@@ -41,17 +53,24 @@ pub struct RelayConfig {
     response_timeout: Duration,
     connection_timeout: Duration,
     max_backoff: Duration,
+    ping_every: Duration,
+    ack_timeout: Duration,
+    older_keys: Vec<RelayKey>,
 }
 
 impl RelayConfig {
     /// Prefix [`RedisConfig::DEFAULT_PREFIX`] (`elicit:`), 2 s to answer, 2 s to
-    /// connect, at most 1 s between two attempts to subscribe again.
+    /// connect, at most 1 s between two attempts to subscribe again, a check of the
+    /// subscription every 5 s, 3 s for an acknowledgement, no older key.
     pub fn new() -> Self {
         RelayConfig {
             prefix: RedisConfig::DEFAULT_PREFIX.to_owned(),
             response_timeout: Duration::from_secs(2),
             connection_timeout: Duration::from_secs(2),
             max_backoff: Duration::from_secs(1),
+            ping_every: Duration::from_secs(5),
+            ack_timeout: Duration::from_secs(3),
+            older_keys: Vec::new(),
         }
     }
 
@@ -82,6 +101,34 @@ impl RelayConfig {
         self
     }
 
+    /// How often the subscriber checks that its connection still answers (default
+    /// 5 s): a `PING` on a single server, a heartbeat published on its own sharded
+    /// channel on Redis Cluster. A connection that does not answer within the
+    /// [response timeout](Self::response_timeout) (one a firewall or a NAT silently
+    /// dropped) is given up and the channel subscribed again on a new one. At least
+    /// 10 ms.
+    pub fn ping_every(mut self, every: Duration) -> Self {
+        self.ping_every = every.max(Duration::from_millis(10));
+        self
+    }
+
+    /// How long the instance a page was submitted on waits for the waiting instance's
+    /// acknowledgement that it took the answer (default 3 s): the person is told
+    /// "Received" only then, else that the answer was not delivered.
+    pub fn ack_timeout(mut self, timeout: Duration) -> Self {
+        self.ack_timeout = timeout;
+        self
+    }
+
+    /// Also accepts tags made with `key`, an older [`RelayKey`], during a rotation:
+    /// tickets and messages are tagged with the current key, and checked against it
+    /// and every older key given here. Drop the older key once the records written
+    /// under it have expired.
+    pub fn also_accepting(mut self, key: RelayKey) -> Self {
+        self.older_keys.push(key);
+        self
+    }
+
     fn store_config(&self) -> RedisConfig {
         RedisConfig::new()
             .prefix(self.prefix.clone())
@@ -105,13 +152,19 @@ impl Default for RelayConfig {
 /// Whether what a [`RedisRelay`] sent reached the instance it was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery {
-    /// The owning instance listens: it got the message (this instance, or another one
-    /// that Redis counted as a receiver).
+    /// The owning instance took it: for a completion, Redis counted it as a receiver
+    /// of its channel; for a page submission, it acknowledged (sealed and tagged)
+    /// that its waiting task took the answer.
     Delivered,
     /// Nobody listens on the owner's channel: the instance is gone (stopped, crashed)
     /// or disconnected from Redis at that moment. Pub/sub keeps nothing, so the
     /// message is lost; what the store holds stays true.
     NoListener,
+    /// The owner's channel had a listener, but no acknowledgement that the answer was
+    /// taken came within [`RelayConfig::ack_timeout`], or the owner refused it (its
+    /// task no longer waits, or the ticket was not bound and used): the answer was not
+    /// taken.
+    NotAcknowledged,
 }
 
 /// Why [`RedisRelay::complete`] did not complete an elicitation.
@@ -176,17 +229,32 @@ pub(crate) enum RoutedAction {
     Cancel,
 }
 
-/// One message on an instance's channel, before sealing.
+/// One message on an instance's channel, before tagging and sealing.
 #[derive(Debug, Serialize, Deserialize)]
 enum Message {
-    /// A page was submitted on another instance.
-    Page(PageMessage),
+    /// A page was submitted on another instance; `ack` names the acknowledgement the
+    /// sender waits for.
+    Page { ack: u64, page: PageMessage },
     /// An elicitation of this instance's was completed on another one.
     Complete { id: String },
+    /// The answer to a `Page`: whether the waiting task took it.
+    Ack { ack: u64, taken: bool },
 }
 
-/// A page of this instance that takes routed submissions: `true` when it had the
-/// token waiting.
+/// A message and who sent it, as tagged: the tag covers the recipient's id and these
+/// bytes, so the sender's id cannot be changed, nor the message moved to another
+/// instance.
+#[derive(Debug, Serialize, Deserialize)]
+struct Envelope {
+    #[serde(rename = "f")]
+    from: String,
+    #[serde(rename = "m")]
+    message: Message,
+}
+
+/// A page of this instance that takes routed submissions: `true` when its task took
+/// the answer (the token waited here, the ticket was bound and used, the value
+/// parsed).
 pub(crate) type PageInbox = Arc<PageInboxFn>;
 
 type PageInboxFn = dyn Fn(&PageMessage) -> bool + Send + Sync;
@@ -201,15 +269,20 @@ type CompletionHook = Arc<dyn Fn(RoutedCompletion) + Send + Sync>;
 /// ([U5](crate::rules#u5)). Cheap to clone: clones are one instance.
 ///
 /// Make one per instance at start, on the Redis its [`RedisStore`](super::RedisStore)s
-/// use, and give it to the registry ([`UrlRegistry::routed_by`]) and the secure page
+/// use, with the deployment's [`RelayKey`] (the same on every instance, never in
+/// Redis), and give it to the registry ([`UrlRegistry::routed_by`]) and the secure page
 /// (`SecurePageBuilder::relay`, feature `axum`):
 ///
 /// ```no_run
 /// use elicit_core::agent::{
-///     RedisConfig, RedisRelay, RedisStore, RegistryLimits, RelayConfig, UrlEntry, UrlRegistry,
+///     RedisConfig, RedisRelay, RedisStore, RegistryLimits, RelayConfig, RelayKey, UrlEntry,
+///     UrlRegistry,
 /// };
 ///
-/// let relay = RedisRelay::connect("redis://127.0.0.1:6379/", RelayConfig::new())?;
+/// // 32 bytes from the deployment's secret store, the same on every instance (or
+/// // `RelayKey::derived_from(&round_key)` with feature `rmcp_3`).
+/// let key = RelayKey::from_bytes([7; 32]);
+/// let relay = RedisRelay::connect("redis://127.0.0.1:6379/", key, RelayConfig::new())?;
 /// let store: RedisStore<UrlEntry> =
 ///     RedisStore::connect("redis://127.0.0.1:6379/", RedisConfig::new().prefix("elicit:url:"))?;
 /// let registry = UrlRegistry::with_store(store, RegistryLimits::DEFAULT).routed_by(&relay);
@@ -225,46 +298,55 @@ type CompletionHook = Arc<dyn Fn(RoutedCompletion) + Send + Sync>;
 ///
 /// # Channels, and why pub/sub
 ///
-/// Each instance is named by its public key (below) and listens on one channel of its own,
-/// `{prefix}inst:{id}`, on a dedicated subscriber connection (redis-rs's async
-/// `PubSub`), which it subscribes again after a drop, pausing 25 ms, then twice as
-/// long each time up to [`RelayConfig::max_backoff`]. The registry's entries and the
-/// page's tickets record the owner's id and public key, so whichever instance a
-/// request lands on knows where to send.
+/// Each instance is named by its public key (below) and listens on one channel of its
+/// own, `{prefix}inst:{id}`, on a dedicated subscriber connection, which it subscribes
+/// again after a drop, pausing 25 ms, then twice as long each time up to
+/// [`RelayConfig::max_backoff`]. Every [`RelayConfig::ping_every`] it checks that the
+/// connection still answers (a `PING`; on Redis Cluster a heartbeat on its own
+/// channel), so a connection that silently stopped answering is given up too. The
+/// registry's entries and the page's tickets record the owner's id and public key, so
+/// whichever instance a request lands on knows where to send.
 ///
 /// Pub/sub, not streams: what is routed is useful only to an instance that is
 /// listening now (a page's waiting task, a live client connection), and a stream would
 /// keep messages nobody reads after the instance died, with a consumer group and
-/// trimming to manage. `PUBLISH` answers with the number of receivers, so the sender
-/// knows at once whether the owner heard: the page then says "Received" only when it
-/// did, and otherwise tells the person that their answer was not delivered
-/// ([`Delivery::NoListener`]). Pub/sub being at most once, the keys are the truth: a
+/// trimming to manage. Pub/sub being at most once, the keys are the truth: a
 /// completion is recorded in the store before it is announced, so a retried tool call
-/// on any instance sees it complete whatever happened to the message.
+/// on any instance sees it complete whatever happened to the message. A page
+/// submission is answered by the waiting instance with an acknowledgement (sealed and
+/// tagged like every message): the page says "Received" only once it came, within
+/// [`RelayConfig::ack_timeout`], never because `PUBLISH` counted a receiver.
 ///
-/// # Sealed
+/// # Authenticated and sealed
 ///
 /// Every message is one sealed box (libsodium's `crypto_box_seal`, from `crypto_box`:
 /// an ephemeral X25519 key agreed with the owner's public key, XSalsa20-Poly1305) for
-/// the instance it goes to, behind one format byte. Each instance makes its X25519 key
-/// pair when it starts; only the public key is written to Redis (in the records it
-/// owns), and the private key stays in this process's memory, erased when the relay is
-/// dropped. So the token, the content of a submitted page and a secret typed on it
-/// never sit in Redis, nor cross it, in clear; only the instance that asked can open
-/// them. A sealed box authenticates nobody: as for the store's records, who may write
-/// to this Redis may act as an instance, so protect it (`requirepass`, ACLs, a private
-/// network).
+/// the instance it goes to, behind one format byte; inside, a 128-bit keyed BLAKE2b
+/// tag under the [`RelayKey`] covers the recipient's id, the sender's id and the
+/// message. Each instance makes its X25519 key pair when it starts; only the public key
+/// is written to Redis (in the records it owns, tagged with the relay key too), and the
+/// private key stays in this process's memory, erased when the relay is dropped. So
+/// the token, the content of a submitted page and a secret typed on it never sit in
+/// Redis, nor cross it, in clear; only the instance that asked can open them; and a
+/// message from anyone without the relay key (who can read Redis and `PUBLISH` on it)
+/// is dropped unread. What such a writer can still do is deny service: delete or spoil
+/// records, which are then refused.
 ///
 /// # Failures
 ///
 /// [`connect`](Self::connect) fails, with the cause, when Redis cannot be reached or
-/// the first subscription fails. Afterwards a dropped subscriber connection is
-/// retried in the background ([`is_listening`](Self::is_listening) says whether it
-/// listens now); what was published to it meanwhile is lost, and its senders were told
-/// [`Delivery::NoListener`]. A `PUBLISH` that fails is an error, never a delivery.
+/// the first subscription fails. Afterwards a dropped or silent subscriber connection
+/// is replaced in the background ([`is_listening`](Self::is_listening) says whether
+/// it listens now); what was published to it meanwhile is lost, and its senders were
+/// told [`Delivery::NoListener`] or [`Delivery::NotAcknowledged`]. A `PUBLISH` that
+/// fails is an error, never a delivery.
 ///
-/// Single Redis servers only: on Redis Cluster, `PUBLISH` counts only the receivers of
-/// the node it reached.
+/// # Redis Cluster
+///
+/// [`connect_cluster`](Self::connect_cluster) uses sharded pub/sub (`SSUBSCRIBE` and
+/// `SPUBLISH`, Redis 7 or later, over RESP3): an instance's channel lives on the node
+/// that holds its slot, so whichever node a sender's connection reaches, the message
+/// goes to the node the owner listens on, and the count of receivers is that node's.
 #[derive(Clone)]
 pub struct RedisRelay {
     inner: Arc<Inner>,
@@ -275,41 +357,100 @@ struct Inner {
     channel: String,
     prefix: String,
     secret: SecretKey,
+    keys: Keys,
     commands: Connection,
+    /// `SPUBLISH` and `PUBSUB SHARDNUMSUB` (Redis Cluster) rather than `PUBLISH` and
+    /// `PUBSUB NUMSUB`.
+    sharded: bool,
     wait: Duration,
+    ack_timeout: Duration,
     listening: Arc<AtomicBool>,
     pages: Mutex<Vec<Weak<PageInboxFn>>>,
     completions: Mutex<Vec<(UrlRegistry, CompletionHook)>>,
+    /// The acknowledgements this instance waits for: by id, the instance that must
+    /// send it and where to hand it.
+    acks: Mutex<HashMap<u64, (String, oneshot::Sender<bool>)>>,
     /// Taken by `close`, or dropped with the last clone: the subscriber's thread then
     /// ends.
     stop: Mutex<Option<oneshot::Sender<()>>>,
 }
 
+/// Where the subscriber connects.
+#[derive(Clone)]
+enum Subscriber {
+    Server(redis::Client),
+    Cluster(Vec<redis::ConnectionInfo>),
+}
+
 impl RedisRelay {
     /// Starts this instance's relay on the Redis at `address` (as for
-    /// [`RedisStore::connect`](super::RedisStore::connect)): draws the instance id and
-    /// the key pair, opens the connection it publishes on and subscribes to its
-    /// channel. Fails with the cause when either cannot be done within the timeouts.
+    /// [`RedisStore::connect`](super::RedisStore::connect)), with the deployment's
+    /// `key`: draws the instance id and the key pair, opens the connection it
+    /// publishes on and subscribes to its channel. Fails with the cause when either
+    /// cannot be done within the timeouts.
     pub fn connect(
         address: impl IntoConnectionInfo,
+        key: RelayKey,
         config: RelayConfig,
     ) -> Result<RedisRelay, StoreError> {
         let client = redis::Client::open(address)
             .map_err(|error| failed("connecting", 1, Cause::Redis(error)))?;
-        let mut key = [0u8; 32];
-        getrandom::fill(&mut key).map_err(|error| {
+        Self::start(
+            Target::Server(client.clone()),
+            Subscriber::Server(client),
+            key,
+            config,
+        )
+    }
+
+    /// Starts this instance's relay on a Redis Cluster (Redis 7 or later) reached
+    /// through any of its `nodes` (each an address as for [`connect`](Self::connect)),
+    /// with sharded pub/sub: see [Redis Cluster](Self#redis-cluster).
+    pub fn connect_cluster<A: IntoConnectionInfo>(
+        nodes: impl IntoIterator<Item = A>,
+        key: RelayKey,
+        config: RelayConfig,
+    ) -> Result<RedisRelay, StoreError> {
+        let nodes = nodes
+            .into_iter()
+            .map(IntoConnectionInfo::into_connection_info)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| failed("connecting", 1, Cause::Redis(error)))?;
+        let client = ClusterClient::builder(nodes.clone())
+            .retries(CLUSTER_RETRIES)
+            .response_timeout(config.response_timeout)
+            .connection_timeout(config.connection_timeout)
+            .build()
+            .map_err(|error| failed("connecting", 1, Cause::Redis(error)))?;
+        Self::start(
+            Target::Cluster(Box::new(client)),
+            Subscriber::Cluster(nodes),
+            key,
+            config,
+        )
+    }
+
+    fn start(
+        target: Target,
+        subscriber: Subscriber,
+        key: RelayKey,
+        config: RelayConfig,
+    ) -> Result<RedisRelay, StoreError> {
+        let mut seed = [0u8; 32];
+        getrandom::fill(&mut seed).map_err(|error| {
             failed(
                 "starting the relay",
                 0,
                 Cause::Reply(format!("no randomness: {error}")),
             )
         })?;
-        let secret = SecretKey::from(key);
-        key.fill(0);
+        let secret = SecretKey::from(seed);
+        seed.fill(0);
         // The public key is the instance's id: it names the channel.
         let instance = hex(secret.public_key().as_bytes());
         let store_config = config.store_config();
-        let commands = Connection::start(Target::Server(client.clone()), &store_config)?;
+        let sharded = matches!(subscriber, Subscriber::Cluster(_));
+        let commands = Connection::start(target, &store_config)?;
         let channel = format!("{}inst:{instance}", config.prefix);
         let (stop, stopped) = oneshot::channel();
         let listening = Arc::new(AtomicBool::new(false));
@@ -318,11 +459,18 @@ impl RedisRelay {
             channel: channel.clone(),
             prefix: config.prefix.clone(),
             secret,
+            keys: Keys {
+                current: key,
+                older: config.older_keys.clone(),
+            },
             commands,
+            sharded,
             wait: store_config.wait(),
+            ack_timeout: config.ack_timeout,
             listening: Arc::clone(&listening),
             pages: Mutex::new(Vec::new()),
             completions: Mutex::new(Vec::new()),
+            acks: Mutex::new(HashMap::new()),
             stop: Mutex::new(Some(stop)),
         });
         let (ready, first) = std::sync::mpsc::sync_channel::<Result<(), Failed>>(1);
@@ -335,7 +483,7 @@ impl RedisRelay {
             .name("elicit-relay".to_owned())
             .spawn(move || {
                 runtime.block_on(listen(
-                    weak, client, channel, config, listening, stopped, ready,
+                    weak, subscriber, channel, config, listening, stopped, ready,
                 ));
             })
             .map_err(|error| failed("starting the relay", 1, Cause::Thread(error)))?;
@@ -412,10 +560,13 @@ impl RedisRelay {
             id: elicitation_id.to_owned(),
         };
         match route {
-            Some(route) => self.send(&route, &message).map_err(RouteError::Publish),
+            Some(route) => self
+                .inner
+                .send(&route.instance, &message)
+                .map_err(RouteError::Publish),
             // Not routed: issued by an instance without a relay, which only this one
             // can be if it holds it.
-            None => Ok(if self.inner.dispatch(message) {
+            None => Ok(if self.inner.dispatch(&self.inner.instance, message) {
                 Delivery::Delivered
             } else {
                 Delivery::NoListener
@@ -430,6 +581,12 @@ impl RedisRelay {
         }
     }
 
+    /// The keys that tag and check what this relay reads from Redis.
+    #[cfg_attr(not(feature = "axum"), allow(dead_code))] // the page's, feature `axum`
+    pub(crate) fn keys(&self) -> &Keys {
+        &self.inner.keys
+    }
+
     /// Takes routed page submissions for this inbox until it is dropped.
     #[cfg_attr(not(feature = "axum"), allow(dead_code))] // the page's, feature `axum`
     pub(crate) fn on_page(&self, inbox: &PageInbox) {
@@ -438,22 +595,105 @@ impl RedisRelay {
         pages.push(Arc::downgrade(inbox));
     }
 
-    /// Hands a page submission to the instance waiting for it.
+    /// Whether `route`'s instance listens on its channel now (`PUBSUB NUMSUB`, or
+    /// `SHARDNUMSUB` on Redis Cluster): a page whose owner is gone is refused when it is
+    /// opened.
     #[cfg_attr(not(feature = "axum"), allow(dead_code))] // the page's, feature `axum`
-    pub(crate) fn send_page(
-        &self,
-        route: &Route,
-        message: PageMessage,
-    ) -> Result<Delivery, StoreError> {
-        self.send(route, &Message::Page(message))
+    pub(crate) fn is_listening_at(&self, route: &Route) -> Result<bool, StoreError> {
+        if route.instance == self.inner.instance {
+            return Ok(self.is_listening());
+        }
+        let channel = format!("{}inst:{}", self.inner.prefix, route.instance);
+        let sharded = self.inner.sharded;
+        let mut command = redis::cmd("PUBSUB");
+        command
+            .arg(if sharded { "SHARDNUMSUB" } else { "NUMSUB" })
+            .arg(&channel);
+        let counts: Vec<(String, i64)> = self.inner.query("asking who listens", command)?;
+        Ok(counts.iter().any(|(_, count)| *count > 0))
     }
 
-    /// Seals `message` for `route`'s instance and publishes it on its channel; to this
-    /// instance itself, hands it over in memory.
-    fn send(&self, route: &Route, message: &Message) -> Result<Delivery, StoreError> {
-        let plain = serde_json::to_vec(message)
+    /// Hands a page submission to the instance waiting for it and waits (at most
+    /// [`RelayConfig::ack_timeout`]) for its acknowledgement that its task took it.
+    #[cfg_attr(not(feature = "axum"), allow(dead_code))] // the page's, feature `axum`
+    pub(crate) async fn send_page(
+        &self,
+        route: &Route,
+        page: PageMessage,
+    ) -> Result<Delivery, StoreError> {
+        let mut id = [0u8; 8];
+        getrandom::fill(&mut id).map_err(|error| {
+            failed(
+                "sending a page",
+                0,
+                Cause::Reply(format!("no randomness: {error}")),
+            )
+        })?;
+        let ack = u64::from_le_bytes(id);
+        let (taken, answer) = oneshot::channel();
+        lock(&self.inner.acks).insert(ack, (route.instance.clone(), taken));
+        let sent = self
+            .inner
+            .send(&route.instance, &Message::Page { ack, page });
+        let delivery = match sent {
+            Ok(Delivery::Delivered) => {
+                match tokio::time::timeout(self.inner.ack_timeout, answer).await {
+                    Ok(Ok(true)) => Delivery::Delivered,
+                    _ => Delivery::NotAcknowledged,
+                }
+            }
+            Ok(other) => other,
+            Err(error) => {
+                lock(&self.inner.acks).remove(&ack);
+                return Err(error);
+            }
+        };
+        lock(&self.inner.acks).remove(&ack);
+        Ok(delivery)
+    }
+}
+
+impl fmt::Debug for RedisRelay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Not the keys, not the address.
+        f.debug_struct("RedisRelay")
+            .field("instance", &self.inner.instance)
+            .field("listening", &self.is_listening())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inner {
+    /// Tags `message` for `to`, seals it for `to`'s key and publishes it on its
+    /// channel. The count of receivers says whether `to` listens.
+    fn send(&self, to: &str, message: &Message) -> Result<Delivery, StoreError> {
+        let envelope = Envelope {
+            from: self.instance.clone(),
+            message: match message {
+                // Only moved into the envelope by reference would need lifetimes;
+                // a message is small.
+                Message::Page { ack, page } => Message::Page {
+                    ack: *ack,
+                    page: PageMessage {
+                        token: page.token.clone(),
+                        action: page.action,
+                        content: page.content.clone(),
+                    },
+                },
+                Message::Complete { id } => Message::Complete { id: id.clone() },
+                Message::Ack { ack, taken } => Message::Ack {
+                    ack: *ack,
+                    taken: *taken,
+                },
+            },
+        };
+        let json = serde_json::to_vec(&envelope)
             .map_err(|error| failed("sealing a message", 0, Cause::Encode(error)))?;
-        let key = unhex32(&route.instance).ok_or_else(|| {
+        let tag = self.keys.tag(Purpose::Message, &[to.as_bytes(), &json]);
+        let mut plain = Vec::with_capacity(TAG_LEN + json.len());
+        plain.extend_from_slice(&tag);
+        plain.extend_from_slice(&json);
+        let key = unhex32(to).ok_or_else(|| {
             failed(
                 "sealing a message",
                 0,
@@ -469,75 +709,92 @@ impl RedisRelay {
                     Cause::Reply("sealing failed".into()),
                 )
             })?;
+        plain.fill(0);
         let mut payload = Vec::with_capacity(1 + sealed.len());
         payload.push(FORMAT);
         payload.extend_from_slice(&sealed);
-        let channel = format!("{}inst:{}", self.inner.prefix, route.instance);
-        let receivers: i64 =
-            self.inner
-                .commands
-                .run(self.inner.wait, move |mut connection| async move {
-                    let mut tries = 0;
-                    loop {
-                        if tries > 0 {
-                            tokio::time::sleep(backoff(tries)).await;
-                        }
-                        tries += 1;
-                        let reply = redis::cmd("PUBLISH")
-                            .arg(&channel)
-                            .arg(&payload)
-                            .query_async(&mut connection)
-                            .await;
-                        match reply {
-                            Ok(receivers) => return Ok(receivers),
-                            Err(error) if transient(&error) && tries < PUBLISH_ATTEMPTS => {}
-                            Err(error) => {
-                                return Err(Failed::new("publishing", tries, Cause::Redis(error)))
-                            }
-                        }
-                    }
-                })?;
+        let receivers = self.publish(format!("{}inst:{to}", self.prefix), payload)?;
         Ok(if receivers > 0 {
             Delivery::Delivered
         } else {
             Delivery::NoListener
         })
     }
-}
 
-impl fmt::Debug for RedisRelay {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Not the key, not the address.
-        f.debug_struct("RedisRelay")
-            .field("instance", &self.inner.instance)
-            .field("listening", &self.is_listening())
-            .finish_non_exhaustive()
+    /// `PUBLISH` (or `SPUBLISH`) with bounded retries on transient errors: the count
+    /// of receivers.
+    fn publish(&self, channel: String, payload: Vec<u8>) -> Result<i64, StoreError> {
+        let mut command = redis::cmd(if self.sharded { "SPUBLISH" } else { "PUBLISH" });
+        command.arg(&channel).arg(&payload);
+        self.query("publishing", command)
     }
-}
 
-impl Inner {
-    /// Opens one message from the channel and hands it to whom it is for.
+    /// Runs `command` with bounded retries on transient errors (a connection that
+    /// dropped and is being reconnected).
+    fn query<T: redis::FromRedisValue + Send + 'static>(
+        &self,
+        what: &'static str,
+        command: redis::Cmd,
+    ) -> Result<T, StoreError> {
+        self.commands
+            .run(self.wait, move |mut connection| async move {
+                let mut tries = 0;
+                loop {
+                    if tries > 0 {
+                        tokio::time::sleep(backoff(tries)).await;
+                    }
+                    tries += 1;
+                    match command.query_async(&mut connection).await {
+                        Ok(reply) => return Ok(reply),
+                        Err(error) if transient(&error) && tries < PUBLISH_ATTEMPTS => {}
+                        Err(error) => return Err(Failed::new(what, tries, Cause::Redis(error))),
+                    }
+                }
+            })
+    }
+
+    /// Opens one message from the channel, checks its tag and hands it to whom it is
+    /// for. Anything else (a heartbeat, another format, a box sealed for another key,
+    /// a tag that fails) is dropped.
     fn receive(&self, payload: &[u8]) {
-        let Some((&FORMAT, sealed)) = payload.split_first() else {
-            return;
-        };
-        // Not sealed for this key (or changed on the way): nothing to read.
-        let Ok(plain) = self.secret.unseal(sealed) else {
-            return;
-        };
-        if let Ok(message) = serde_json::from_slice::<Message>(&plain) {
-            self.dispatch(message);
+        if let Some(envelope) = self.open(payload) {
+            self.dispatch(&envelope.from, envelope.message);
         }
     }
 
-    /// Hands a message to this instance's page or completion hook; `true` when one
-    /// took it.
-    fn dispatch(&self, message: Message) -> bool {
+    /// The envelope in `payload`, if it is sealed for this instance and tagged with
+    /// the relay key for it.
+    fn open(&self, payload: &[u8]) -> Option<Envelope> {
+        let (&FORMAT, sealed) = payload.split_first()? else {
+            return None;
+        };
+        let plain = self.secret.unseal(sealed).ok()?;
+        if plain.len() < TAG_LEN {
+            return None;
+        }
+        let (tag, json) = plain.split_at(TAG_LEN);
+        if !self
+            .keys
+            .verify(Purpose::Message, &[self.instance.as_bytes(), json], tag)
+        {
+            return None;
+        }
+        serde_json::from_slice::<Envelope>(json).ok()
+    }
+
+    /// Hands a message from `from` to this instance's page or completion hook, or an
+    /// acknowledgement to the submission waiting for it; `true` when one took it. A
+    /// page submission is acknowledged to its sender either way.
+    fn dispatch(&self, from: &str, message: Message) -> bool {
         match message {
-            Message::Page(page) => {
+            Message::Page { ack, page } => {
                 let inboxes: Vec<PageInbox> =
                     lock(&self.pages).iter().filter_map(Weak::upgrade).collect();
-                inboxes.iter().any(|inbox| inbox(&page))
+                let taken = inboxes.iter().any(|inbox| inbox(&page));
+                // The sender waits for this; if it is lost, the sender says the answer
+                // was not delivered (while it was): the safe side of the two.
+                let _ = self.send(from, &Message::Ack { ack, taken });
+                taken
             }
             Message::Complete { id } => {
                 let hooks = lock(&self.completions).clone();
@@ -549,15 +806,26 @@ impl Inner {
                 }
                 false
             }
+            Message::Ack { ack, taken } => {
+                let mut acks = lock(&self.acks);
+                // Only from the instance the submission was sent to.
+                if acks.get(&ack).is_some_and(|(to, _)| to == from) {
+                    if let Some((_, waiting)) = acks.remove(&ack) {
+                        return waiting.send(taken).is_ok();
+                    }
+                }
+                false
+            }
         }
     }
 }
 
-/// The subscriber: subscribes, reads, and after a drop subscribes again with a bounded
-/// backoff, until the relay is dropped. The first outcome goes to `ready`.
+/// The subscriber: subscribes, reads, checks the connection every `ping_every`, and
+/// after a drop (or a connection that stopped answering) subscribes again with a
+/// bounded backoff, until the relay is dropped. The first outcome goes to `ready`.
 async fn listen(
     relay: Weak<Inner>,
-    client: redis::Client,
+    subscriber: Subscriber,
     channel: String,
     config: RelayConfig,
     listening: Arc<AtomicBool>,
@@ -567,42 +835,29 @@ async fn listen(
     let mut ready = Some(ready);
     let mut failures = 0u32;
     loop {
-        let subscribe = async {
-            let mut pubsub =
-                tokio::time::timeout(config.connection_timeout, client.get_async_pubsub())
+        let session = Session {
+            relay: &relay,
+            channel: &channel,
+            config: &config,
+            listening: &listening,
+        };
+        let outcome = match &subscriber {
+            Subscriber::Server(client) => {
+                session
+                    .server(client, &mut stopped, &mut ready, &mut failures)
                     .await
-                    .map_err(|_| Failed::new("subscribing", 1, Cause::NoAnswer))?
-                    .map_err(|error| Failed::new("subscribing", 1, Cause::Redis(error)))?;
-            tokio::time::timeout(config.response_timeout, pubsub.subscribe(&channel))
-                .await
-                .map_err(|_| Failed::new("subscribing", 1, Cause::NoAnswer))?
-                .map_err(|error| Failed::new("subscribing", 1, Cause::Redis(error)))?;
-            Ok::<_, Failed>(pubsub)
-        };
-        let Some(subscribed) = or_stop(&mut stopped, subscribe).await else {
-            return;
-        };
-        match subscribed {
-            Ok(pubsub) => {
-                failures = 0;
-                listening.store(true, Ordering::SeqCst);
-                if let Some(ready) = ready.take() {
-                    let _ = ready.send(Ok(()));
-                }
-                let mut messages = pubsub.into_on_message();
-                loop {
-                    let Some(next) = or_stop(&mut stopped, messages.next()).await else {
-                        listening.store(false, Ordering::SeqCst);
-                        return;
-                    };
-                    // `None`: the connection dropped.
-                    let Some(message) = next else { break };
-                    let Some(relay) = relay.upgrade() else { return };
-                    relay.receive(message.get_payload_bytes());
-                }
-                listening.store(false, Ordering::SeqCst);
             }
-            Err(failure) => {
+            Subscriber::Cluster(nodes) => {
+                session
+                    .cluster(nodes, &mut stopped, &mut ready, &mut failures)
+                    .await
+            }
+        };
+        listening.store(false, Ordering::SeqCst);
+        match outcome {
+            Ended::Stopped => return,
+            Ended::Dropped => {}
+            Ended::Failed(failure) => {
                 if let Some(ready) = ready.take() {
                     let _ = ready.send(Err(failure));
                     return;
@@ -615,6 +870,211 @@ async fn listen(
             return;
         }
     }
+}
+
+/// How one subscription ended.
+enum Ended {
+    /// The relay was closed or dropped.
+    Stopped,
+    /// The connection dropped, or stopped answering: subscribe again.
+    Dropped,
+    /// Subscribing failed.
+    Failed(Failed),
+}
+
+/// One subscription, on one connection.
+struct Session<'a> {
+    relay: &'a Weak<Inner>,
+    channel: &'a str,
+    config: &'a RelayConfig,
+    listening: &'a AtomicBool,
+}
+
+impl Session<'_> {
+    /// Subscribed: says so, and to `ready` the first time.
+    fn subscribed(
+        &self,
+        ready: &mut Option<std::sync::mpsc::SyncSender<Result<(), Failed>>>,
+        failures: &mut u32,
+    ) {
+        *failures = 0;
+        self.listening.store(true, Ordering::SeqCst);
+        if let Some(ready) = ready.take() {
+            let _ = ready.send(Ok(()));
+        }
+    }
+
+    /// On one server: `SUBSCRIBE` on a RESP2 pub/sub connection, a `PING` on it every
+    /// `ping_every`.
+    async fn server(
+        &self,
+        client: &redis::Client,
+        stopped: &mut oneshot::Receiver<()>,
+        ready: &mut Option<std::sync::mpsc::SyncSender<Result<(), Failed>>>,
+        failures: &mut u32,
+    ) -> Ended {
+        let config = self.config;
+        let subscribe = async {
+            let pubsub = tokio::time::timeout(config.connection_timeout, client.get_async_pubsub())
+                .await
+                .map_err(|_| Failed::new("subscribing", 1, Cause::NoAnswer))?
+                .map_err(|error| Failed::new("subscribing", 1, Cause::Redis(error)))?;
+            let (mut sink, stream) = pubsub.split();
+            tokio::time::timeout(config.response_timeout, sink.subscribe(self.channel))
+                .await
+                .map_err(|_| Failed::new("subscribing", 1, Cause::NoAnswer))?
+                .map_err(|error| Failed::new("subscribing", 1, Cause::Redis(error)))?;
+            Ok::<_, Failed>((sink, stream))
+        };
+        let Some(subscribed) = or_stop(stopped, subscribe).await else {
+            return Ended::Stopped;
+        };
+        let (mut sink, mut stream) = match subscribed {
+            Ok(pair) => pair,
+            Err(failure) => return Ended::Failed(failure),
+        };
+        self.subscribed(ready, failures);
+        let mut ticks = tokio::time::interval(config.ping_every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticks.tick().await;
+        loop {
+            let event = {
+                let next = stream.next();
+                let tick = ticks.tick();
+                futures::pin_mut!(next, tick);
+                match or_stop(stopped, select(next, tick)).await {
+                    None => return Ended::Stopped,
+                    Some(Either::Left((message, _))) => Event::Item(message),
+                    Some(Either::Right(_)) => Event::Tick,
+                }
+            };
+            match event {
+                // `None`: the connection dropped.
+                Event::Item(None) => return Ended::Dropped,
+                Event::Item(Some(message)) => {
+                    let Some(relay) = self.relay.upgrade() else {
+                        return Ended::Stopped;
+                    };
+                    relay.receive(message.get_payload_bytes());
+                }
+                Event::Tick => {
+                    let ping = tokio::time::timeout(config.response_timeout, sink.ping::<()>());
+                    match or_stop(stopped, ping).await {
+                        None => return Ended::Stopped,
+                        Some(Ok(Ok(()))) => {}
+                        // No answer in time, or an error: this connection is given up.
+                        Some(_) => return Ended::Dropped,
+                    }
+                }
+            }
+        }
+    }
+
+    /// On Redis Cluster: `SSUBSCRIBE` on a RESP3 cluster connection whose pushes come
+    /// through a channel, and a heartbeat `SPUBLISH`ed on the instance's own channel
+    /// every `ping_every`, which must come back before the next one.
+    async fn cluster(
+        &self,
+        nodes: &[redis::ConnectionInfo],
+        stopped: &mut oneshot::Receiver<()>,
+        ready: &mut Option<std::sync::mpsc::SyncSender<Result<(), Failed>>>,
+        failures: &mut u32,
+    ) -> Ended {
+        let config = self.config;
+        let (pushes, mut incoming) = tokio::sync::mpsc::unbounded_channel::<redis::PushInfo>();
+        let subscribe = async {
+            let client = ClusterClient::builder(nodes.to_vec())
+                .use_protocol(redis::ProtocolVersion::RESP3)
+                .push_sender(pushes)
+                .retries(CLUSTER_RETRIES)
+                .response_timeout(config.response_timeout)
+                .connection_timeout(config.connection_timeout)
+                .build()
+                .map_err(|error| Failed::new("subscribing", 1, Cause::Redis(error)))?;
+            let mut connection =
+                tokio::time::timeout(config.connection_timeout, client.get_async_connection())
+                    .await
+                    .map_err(|_| Failed::new("subscribing", 1, Cause::NoAnswer))?
+                    .map_err(|error| Failed::new("subscribing", 1, Cause::Redis(error)))?;
+            tokio::time::timeout(config.response_timeout, connection.ssubscribe(self.channel))
+                .await
+                .map_err(|_| Failed::new("subscribing", 1, Cause::NoAnswer))?
+                .map_err(|error| Failed::new("subscribing", 1, Cause::Redis(error)))?;
+            Ok::<_, Failed>(connection)
+        };
+        let Some(subscribed) = or_stop(stopped, subscribe).await else {
+            return Ended::Stopped;
+        };
+        let mut connection = match subscribed {
+            Ok(connection) => connection,
+            Err(failure) => return Ended::Failed(failure),
+        };
+        self.subscribed(ready, failures);
+        let mut ticks = tokio::time::interval(config.ping_every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticks.tick().await;
+        // A heartbeat sent and not heard back yet.
+        let mut awaited = false;
+        loop {
+            let event = {
+                let next = incoming.recv();
+                let tick = ticks.tick();
+                futures::pin_mut!(next, tick);
+                match or_stop(stopped, select(next, tick)).await {
+                    None => return Ended::Stopped,
+                    Some(Either::Left((push, _))) => Event::Item(push),
+                    Some(Either::Right(_)) => Event::Tick,
+                }
+            };
+            match event {
+                Event::Item(None) => return Ended::Dropped,
+                Event::Item(Some(push)) => {
+                    if push.kind != redis::PushKind::SMessage {
+                        continue;
+                    }
+                    let Some(redis::Value::BulkString(payload)) = push.data.get(1) else {
+                        continue;
+                    };
+                    if payload.as_slice() == [HEARTBEAT] {
+                        awaited = false;
+                        continue;
+                    }
+                    let Some(relay) = self.relay.upgrade() else {
+                        return Ended::Stopped;
+                    };
+                    relay.receive(payload);
+                }
+                Event::Tick => {
+                    // The last heartbeat never came back: the subscription is deaf.
+                    if awaited {
+                        return Ended::Dropped;
+                    }
+                    let beat = redis::cmd("SPUBLISH")
+                        .arg(self.channel)
+                        .arg(&[HEARTBEAT][..])
+                        .clone();
+                    let sent = tokio::time::timeout(
+                        config.response_timeout,
+                        beat.query_async::<i64>(&mut connection),
+                    );
+                    match or_stop(stopped, sent).await {
+                        None => return Ended::Stopped,
+                        // Heard by this subscription (the count includes it).
+                        Some(Ok(Ok(receivers))) if receivers > 0 => awaited = true,
+                        Some(_) => return Ended::Dropped,
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What woke a subscription up.
+enum Event<M> {
+    /// The next message or push; `None` when the connection dropped.
+    Item(Option<M>),
+    /// Time to check the connection.
+    Tick,
 }
 
 /// `work`'s output, or `None` when the relay was dropped first.

@@ -114,6 +114,15 @@ fn show_page(
         None if shared.relay.is_some() => {
             drop(waiting);
             let form = ticket.form().ok_or_else(gone)?;
+            // Refused now, not only at submission: the person is not asked to type a
+            // secret that nobody waits for.
+            if let (Some(relay), Some(route)) = (&shared.relay, ticket.route()) {
+                match relay.is_listening_at(route) {
+                    Ok(true) => {}
+                    Ok(false) => return Err(owner_gone()),
+                    Err(_) => return Err(unavailable()),
+                }
+            }
             let schema = crate::schema::RequestedSchema::from_json(&form.schema)
                 .map_err(|_| unavailable())?;
             form_page(shared, &schema, &form.message, None)
@@ -155,6 +164,8 @@ async fn submit(
     loop {
         match submit_page(&shared, &token, &uri, &headers, &body) {
             Ok(Submit::Done(response)) => return response,
+            #[cfg(feature = "redis")]
+            Ok(Submit::Routed(routed)) => return routed.deliver(&shared).await,
             Ok(Submit::AwaitsConsent(refused)) => {
                 if Instant::now() >= deadline {
                     return refused;
@@ -188,6 +199,59 @@ const CONSENT_POLL: Duration = Duration::from_millis(50);
 enum Submit {
     Done(Response),
     AwaitsConsent(Response),
+    /// Marked used here, to be handed to the waiting instance.
+    #[cfg(feature = "redis")]
+    Routed(Routed),
+}
+
+/// A submission for another instance's waiting task, checked and marked used here.
+#[cfg(feature = "redis")]
+struct Routed {
+    relay: crate::agent::RedisRelay,
+    route: crate::agent::Route,
+    message: crate::agent::PageMessage,
+    action: Option<SubmitAction>,
+}
+
+#[cfg(feature = "redis")]
+impl Routed {
+    /// Seals the submission for the waiting instance, publishes it and waits for its
+    /// acknowledgement: "Received" only once it says its task took the answer.
+    async fn deliver(self, shared: &Shared) -> Response {
+        use crate::agent::Delivery;
+        match self.relay.send_page(&self.route, self.message).await {
+            Ok(Delivery::Delivered) => done_page(shared, self.action),
+            Ok(Delivery::NoListener) => Refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Not delivered: the part of the agent that asked for this is no longer \
+                 running, so your answer was not received and nothing was kept. Ask the \
+                 agent again.",
+            )
+            .into_response(),
+            Ok(Delivery::NotAcknowledged) => Refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Not delivered: the part of the agent that asked for this did not confirm \
+                 that it took your answer, so treat it as not received. Ask the agent again.",
+            )
+            .into_response(),
+            Err(_) => Refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Not delivered: your answer could not be passed on to the agent, and nothing \
+                 was kept. Ask the agent again.",
+            )
+            .into_response(),
+        }
+    }
+}
+
+/// What a page whose waiting instance is gone says, when it is opened or submitted.
+#[cfg(feature = "redis")]
+fn owner_gone() -> Refusal {
+    Refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Not available: the part of the agent that asked for this is no longer running, \
+                 so an answer here would not be received and nothing is kept. Ask the agent again.",
+    )
 }
 
 fn submit_page(
@@ -235,8 +299,9 @@ fn submit_page(
     };
     let submission = Submission::parse(form.schema, body);
     // U2: nothing is taken before the client's consent is recorded, so nothing is
-    // told "Received" and then dropped when the client declines.
-    if ticket.awaits_consent() {
+    // told "Received" and then dropped when the client declines. Recorded in the
+    // store and in this process: a store writer cannot clear it.
+    if ticket.awaits_consent() || !form.consented {
         return Ok(Submit::AwaitsConsent(consent_first(
             shared,
             form.schema,
@@ -290,7 +355,7 @@ fn submit_page(
 
 /// A submission of a page whose task waits on another instance: checked here against
 /// the form in the ticket, the ticket marked used, then sealed for that instance and
-/// published to it. "Received" only when it listens.
+/// published to it. "Received" only when it acknowledges that its task took it.
 #[cfg(feature = "redis")]
 fn submit_routed(
     shared: &Shared,
@@ -299,7 +364,7 @@ fn submit_routed(
     browser: &str,
     body: &[u8],
 ) -> Result<Submit, Refusal> {
-    use crate::agent::{Delivery, PageMessage, RoutedAction};
+    use crate::agent::{PageMessage, RoutedAction};
     let (Some(relay), Some(route), Some(form)) = (&shared.relay, ticket.route(), ticket.form())
     else {
         return Err(gone());
@@ -342,19 +407,12 @@ fn submit_routed(
         action,
         content,
     };
-    match relay.send_page(&route, message) {
-        Ok(Delivery::Delivered) => Ok(Submit::Done(done_page(shared, submission.action()))),
-        Ok(Delivery::NoListener) => Err(Refusal(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Not delivered: the part of the agent that asked for this is no longer running, \
-             so your answer was not received and nothing was kept. Ask the agent again.",
-        )),
-        Err(_) => Err(Refusal(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Not delivered: your answer could not be passed on to the agent, and nothing \
-             was kept. Ask the agent again.",
-        )),
-    }
+    Ok(Submit::Routed(Routed {
+        relay: relay.clone(),
+        route,
+        message,
+        action: submission.action(),
+    }))
 }
 
 /// Tries at changing a ticket that other requests keep changing; each change is a step
@@ -374,7 +432,10 @@ fn bind(
             return check_browser(&ticket, browser);
         }
         let bound = ticket.with_browser(browser.to_owned());
-        match shared.store.compare_and_swap(token, &ticket, Some(bound)) {
+        match shared
+            .store
+            .compare_and_swap(&PageTicket::store_key(token), &ticket, Some(bound))
+        {
             Ok(true) => return Ok(()),
             // Another request changed it first: read it again.
             Ok(false) => ticket = live_ticket(shared, token)?,
@@ -400,7 +461,10 @@ fn mark_used(
             return Ok(false);
         }
         let used = ticket.with_browser(browser.to_owned()).used();
-        match shared.store.compare_and_swap(token, &ticket, Some(used)) {
+        match shared
+            .store
+            .compare_and_swap(&PageTicket::store_key(token), &ticket, Some(used))
+        {
             Ok(true) => return Ok(true),
             // Changed meanwhile (used by a concurrent submission, bound by another
             // browser, consent recorded): read it again and check everything.
@@ -465,9 +529,24 @@ fn done_page(shared: &Shared, action: Option<SubmitAction>) -> Response {
     page(StatusCode::OK, title, &body)
 }
 
-/// The ticket of `token`, if it can still be used.
+/// The ticket of `token`, if it can still be used: with a relay, only a ticket whose
+/// tag passes under the relay key (nobody without the key wrote its route and form).
 fn live_ticket(shared: &Shared, token: &str) -> Result<PageTicket, Refusal> {
-    let ticket = match shared.store.get(token) {
+    let key = PageTicket::store_key(token);
+    let ticket = match shared.store.get(&key) {
+        #[cfg(feature = "redis")]
+        Ok(Some(ticket))
+            if shared
+                .relay
+                .as_ref()
+                .is_some_and(|relay| !ticket.is_authentic(relay.keys(), &key)) =>
+        {
+            return Err(Refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "This link cannot be used: what the agent stored for it was changed by \
+                 someone else. Nothing you type here would be sent. Tell the agent's operator.",
+            ))
+        }
         Ok(Some(ticket)) => ticket,
         Ok(None) => {
             return Err(Refusal(

@@ -72,8 +72,13 @@
 //! feature `redis`): each ticket then also holds the form's schema and message and the
 //! waiting instance's public key, so any instance shows the page, checks the answer
 //! against the schema and hands it, sealed for the waiting instance, through Redis
-//! pub/sub. The person sees "Received" only when that instance was listening; else a
-//! page saying the answer was not delivered and nothing was kept.
+//! pub/sub. Each routed ticket is tagged under the deployment's `RelayKey`, which
+//! Redis never holds, so a ticket whose route or form someone rewrote in Redis is
+//! refused; tickets are stored under a digest of their token
+//! ([`PageTicket::store_key`]), never the token. The person sees "Received" only when
+//! the waiting instance acknowledged that its task took the answer; else a page
+//! saying the answer was not delivered. A page whose waiting instance is gone is
+//! refused as soon as it is opened.
 //!
 //! ```no_run
 //! use elicit_core::agent::{ConnectionId, Elicitor, UrlOutcome, UrlPolicy, UserId};
@@ -343,6 +348,10 @@ struct Waiting {
     /// Who started the elicitation: whom an answer routed from another instance is for.
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     user: Option<UserId>,
+    /// Whether this process recorded the client's consent (or needs none): an answer
+    /// routed from another instance is taken only then, whatever the store says.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    consented: bool,
 }
 
 /// What the page hands the waiting task.
@@ -731,15 +740,18 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
         if awaits_consent {
             ticket = ticket.awaiting_consent();
         }
+        let key = PageTicket::store_key(&self.token);
         #[cfg(feature = "redis")]
         let ticket = match &shared.relay {
-            Some(relay) => ticket.routed(
-                relay.route(),
-                ticket::RoutedForm {
-                    schema: T::requested_schema().to_json(),
-                    message: self.message.clone(),
-                },
-            ),
+            Some(relay) => ticket
+                .routed(
+                    relay.route(),
+                    ticket::RoutedForm {
+                        schema: T::requested_schema().to_json(),
+                        message: self.message.clone(),
+                    },
+                )
+                .tagged(relay.keys(), &key),
             None => ticket,
         };
         let (tx, rx) = oneshot::channel();
@@ -753,12 +765,13 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
                 },
                 answer: Some(tx),
                 user: user.cloned(),
+                consented: !awaits_consent,
             },
         );
         // The token is fresh; a store that already has it is broken or shared with a
         // broken minter: refuse rather than serve a page bound to someone else.
         let written = awaits_consent.then(|| ticket.clone());
-        match shared.store.insert_new(&self.token, ticket) {
+        match shared.store.insert_new(&key, ticket) {
             Ok(true) => {}
             Ok(false) => {
                 shared.lock_waiting().remove(&self.token);
@@ -832,23 +845,24 @@ impl<T: Elicit + Send + 'static> PageWait<T> {
             return Ok(());
         }
         let store = &self.page.shared.store;
+        let key = PageTicket::store_key(&self.token);
         let mut known = self.written.take();
         for _ in 0..CAS_ATTEMPTS {
             let ticket = match known.take() {
                 Some(ticket) => ticket,
-                None => match store.get(&self.token) {
+                None => match store.get(&key) {
                     Ok(Some(ticket)) => ticket,
                     Ok(None) => return Err(PageError::Expired),
                     Err(error) => return Err(PageError::Store(error)),
                 },
             };
             if !ticket.awaits_consent() {
-                self.awaits_consent = false;
+                self.consent_recorded();
                 return Ok(());
             }
-            match store.compare_and_swap(&self.token, &ticket, Some(ticket.consented())) {
+            match store.compare_and_swap(&key, &ticket, Some(ticket.consented())) {
                 Ok(true) => {
-                    self.awaits_consent = false;
+                    self.consent_recorded();
                     return Ok(());
                 }
                 // Another request changed it (a browser's first submission binding
@@ -860,6 +874,14 @@ impl<T: Elicit + Send + 'static> PageWait<T> {
         Err(PageError::Store(StoreError::new(
             "the page's ticket kept changing: every compare-and-swap was lost",
         )))
+    }
+
+    /// The consent is recorded: here, and for answers routed from other instances.
+    fn consent_recorded(&mut self) {
+        self.awaits_consent = false;
+        if let Some(waiting) = self.page.shared.lock_waiting().get_mut(&self.token) {
+            waiting.consented = true;
+        }
     }
 
     /// Waits for the user's submission: `Accepted` with the value (validated as
@@ -910,15 +932,16 @@ impl<T> Drop for PageWait<T> {
         // Close the page for every instance that shares the store: mark it used
         // unless it already is (an answer came only after it was). A failing store
         // leaves the expiry to end it.
+        let key = PageTicket::store_key(&self.token);
         let open = if self.settled {
             None
         } else {
-            shared.store.get(&self.token).ok().flatten()
+            shared.store.get(&key).ok().flatten()
         };
         if let Some(ticket) = open.filter(|ticket| !ticket.is_used()) {
             let _ = shared
                 .store
-                .compare_and_swap(&self.token, &ticket, Some(ticket.used()));
+                .compare_and_swap(&key, &ticket, Some(ticket.used()));
         }
         // Remember it within the bound; forget the oldest from the store.
         let oldest: Vec<String> = {
@@ -928,16 +951,20 @@ impl<T> Drop for PageWait<T> {
             closed.drain(..excess).collect()
         };
         for token in oldest {
-            if let Ok(Some(ticket)) = shared.store.get(&token) {
-                let _ = shared.store.compare_and_swap(&token, &ticket, None);
+            let key = PageTicket::store_key(&token);
+            if let Ok(Some(ticket)) = shared.store.get(&key) {
+                let _ = shared.store.compare_and_swap(&key, &ticket, None);
             }
         }
     }
 }
 
 /// What the relay calls with a submission made on another instance: hands it to the
-/// task waiting here, parsed by the form's own type. `false` when no such page waits
-/// here.
+/// task waiting here, parsed by the form's own type, and says whether it did. Taken
+/// only when the page waits here with the client's consent recorded here, and the
+/// store holds the token's ticket, tagged under the relay key, bound to a browser and
+/// marked used (so by the one submission that moved it there); never for a token
+/// nobody submitted on a page.
 #[cfg(feature = "redis")]
 fn inbox(shared: std::sync::Weak<Shared>) -> crate::agent::PageInbox {
     use crate::agent::RoutedAction;
@@ -945,27 +972,43 @@ fn inbox(shared: std::sync::Weak<Shared>) -> crate::agent::PageInbox {
         let Some(shared) = shared.upgrade() else {
             return false;
         };
+        if !shared.lock_waiting().contains_key(&message.token) {
+            return false;
+        }
+        let key = PageTicket::store_key(&message.token);
+        let submitted = match (shared.store.get(&key), &shared.relay) {
+            (Ok(Some(ticket)), Some(relay)) => {
+                ticket.is_used()
+                    && ticket.is_bound_to_a_browser()
+                    && ticket.is_authentic(relay.keys(), &key)
+            }
+            _ => false,
+        };
+        if !submitted {
+            return false;
+        }
         let mut waiting = shared.lock_waiting();
         let Some(form) = waiting.get_mut(&message.token) else {
             return false;
         };
+        if !form.consented {
+            return false;
+        }
         let answer = match message.action {
             RoutedAction::Decline => Answer::Declined,
             RoutedAction::Cancel => Answer::Cancelled,
             // The other instance validated it against the same schema; a value the
-            // type still refuses is not handed over, and the wait ends at its expiry.
+            // type still refuses is not handed over (the sender is told it was not
+            // taken), and the wait ends at its expiry.
             RoutedAction::Accept => match message.content.as_ref().map(|c| (form.parse)(c)) {
                 Some(Ok(value)) => Answer::Accepted(value, form.user.clone()),
-                _ => return true,
+                _ => return false,
             },
         };
         let sender = form.answer.take();
         waiting.remove(&message.token);
         drop(waiting);
-        if let Some(sender) = sender {
-            let _ = sender.send(answer);
-        }
-        true
+        sender.is_some_and(|sender| sender.send(answer).is_ok())
     })
 }
 

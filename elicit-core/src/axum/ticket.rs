@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{Route, UserId};
 
-/// The state of one page token, as a [`Store`](crate::agent::Store) keeps it under the
-/// token: the elicitation and the user it is bound to ([S6](crate::rules#s6)), when it
+/// The state of one page token, as a [`Store`](crate::agent::Store) keeps it under a
+/// digest of the token ([`store_key`](Self::store_key)), never the token itself: the
+/// elicitation and the user it is bound to ([S6](crate::rules#s6)), when it
 /// expires, whether it still waits for the client's consent, the browser that first
 /// submitted it, and whether it was used. Serializable, for a store shared by several
 /// instances of an agent; every change is a compare-and-set, so two instances cannot
@@ -59,6 +60,11 @@ pub struct PageTicket {
     /// (wire JSON) and the message. Neither is secret; the answer is never stored.
     #[serde(rename = "f", default, skip_serializing_if = "Option::is_none")]
     form: Option<RoutedForm>,
+    /// The tag of a routed ticket under the deployment's relay key (feature `redis`),
+    /// in hex: over the token's digest, the elicitation, the user, the expiry, the
+    /// route and the form, which never change after the ticket is written.
+    #[serde(rename = "a", default, skip_serializing_if = "Option::is_none")]
+    tag: Option<String>,
 }
 
 /// The form of a routed page, for the instance that serves it without waiting for it.
@@ -81,7 +87,70 @@ impl PageTicket {
             awaits_consent: false,
             route: None,
             form: None,
+            tag: None,
         }
+    }
+
+    /// The key a store keeps the ticket of `token` under: a digest of the token
+    /// (BLAKE2b-256 personalised `elicit.store.v1`, in hex), so that whoever reads the
+    /// store's key names (a Redis `SCAN`) learns no live link, while every instance
+    /// holding the link's token finds its ticket.
+    pub fn store_key(token: &str) -> String {
+        use blake2::digest::consts::U32;
+        use blake2::digest::Mac;
+        let mut digest =
+            blake2::Blake2bMac::<U32>::new_with_salt_and_personal(b"", b"", b"elicit.store.v1")
+                .expect("invariant: an empty key and a 15-byte label fit BLAKE2b");
+        digest.update(token.as_bytes());
+        let bytes = digest.finalize().into_bytes();
+        let mut out = String::with_capacity(64);
+        for byte in bytes {
+            out.push_str(&format!("{byte:02x}"));
+        }
+        out
+    }
+
+    /// What the tag covers, in order, for the ticket stored under `key`.
+    #[cfg(feature = "redis")]
+    fn tagged_parts(&self, key: &str) -> Option<Vec<Vec<u8>>> {
+        let route = self.route.as_ref()?;
+        let form = self.form.as_ref()?;
+        Some(vec![
+            key.as_bytes().to_vec(),
+            self.elicitation_id.as_bytes().to_vec(),
+            self.user.as_deref().unwrap_or("").as_bytes().to_vec(),
+            vec![u8::from(self.user.is_some())],
+            self.expires_at.to_le_bytes().to_vec(),
+            route.instance.as_bytes().to_vec(),
+            serde_json::to_vec(&form.schema).ok()?,
+            form.message.as_bytes().to_vec(),
+        ])
+    }
+
+    /// The same routed ticket, tagged under the relay's current key for the store key
+    /// `key`.
+    #[cfg(feature = "redis")]
+    pub(super) fn tagged(mut self, keys: &crate::agent::RelayKeys, key: &str) -> Self {
+        self.tag = self.tagged_parts(key).map(|parts| {
+            let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+            let tag = keys.tag(crate::agent::TagPurpose::Ticket, &parts);
+            tag.iter().map(|byte| format!("{byte:02x}")).collect()
+        });
+        self
+    }
+
+    /// Whether the ticket stored under `key` carries a tag that passes under the
+    /// relay's keys: a routed ticket nobody with the key wrote (or rewrote) fails.
+    #[cfg(feature = "redis")]
+    pub(super) fn is_authentic(&self, keys: &crate::agent::RelayKeys, key: &str) -> bool {
+        let (Some(parts), Some(tag)) = (self.tagged_parts(key), self.tag.as_deref()) else {
+            return false;
+        };
+        let Some(tag) = unhex(tag) else {
+            return false;
+        };
+        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        keys.verify(crate::agent::TagPurpose::Ticket, &parts, &tag)
     }
 
     /// The same ticket, served by every instance and answered through the relay to
@@ -194,6 +263,7 @@ impl fmt::Debug for PageTicket {
             .field("awaits_consent", &self.awaits_consent)
             .field("route", &self.route)
             .field("form", &self.form)
+            .field("tagged", &self.tag.is_some())
             .finish()
     }
 }
@@ -201,4 +271,18 @@ impl fmt::Debug for PageTicket {
 fn millis(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+#[cfg(feature = "redis")]
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    text.as_bytes()
+        .chunks(2)
+        .map(|pair| {
+            let digit = |c: u8| char::from(c).to_digit(16);
+            u8::try_from(digit(pair[0])? * 16 + digit(pair[1])?).ok()
+        })
+        .collect()
 }
