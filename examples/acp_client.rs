@@ -39,7 +39,7 @@ use agent_client_protocol::{Agent, Client, Lines};
 use elicit::agent_client_protocol::client::ElicitClient;
 use elicit::client::terminal::TerminalAsker;
 use elicit::client::terminal_text::{bounded, plain, verbatim, MAX_NAME_CHARS};
-use elicit::client::{Asker, ClientPolicy, ScriptedAsker};
+use elicit::client::{Asker, ScriptedAsker};
 use futures::{Sink, Stream};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -109,7 +109,7 @@ async fn run(args: Args) -> Result<String, String> {
     } else {
         Box::new(TerminalAsker::new())
     };
-    let elicit = ElicitClient::new(asker, ClientPolicy::new());
+    let elicit = ElicitClient::new(asker);
 
     let (program, rest) = args.command.split_first().expect("checked by parse_args");
     let mut child = tokio::process::Command::new(program)
@@ -125,12 +125,11 @@ async fn run(args: Args) -> Result<String, String> {
     let transport = Lines::new(line_sink(stdin), line_stream(stdout));
 
     let prompt = args.prompt;
-    let handler_client = elicit.clone();
     let text = Client
         .v1()
         .name("elicit-acp-client")
         // One call: `elicitation/create` and `elicitation/complete` go to elicit.
-        .with_handler(handler_client.handler())
+        .with_handler(elicit.clone())
         .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
             let request = InitializeRequest::new(ProtocolVersion::V1).client_info(
                 Implementation::new("elicit-acp-client", env!("CARGO_PKG_VERSION")),

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --example acp_mcp_agent --features agent-client-protocol,rmcp_3 -- \
-//!     [--protocol VERSION] (URL | -- COMMAND ARGS…)
+//!     [--protocol VERSION] [--deadline SECS] (URL | -- COMMAND ARGS…)
 //! ```
 //!
 //! - `URL`: the MCP server over Streamable HTTP (rmcp's client, plain `http://`).
@@ -11,6 +11,9 @@
 //!   stdin and stdout (each `elicitation/create` read from the bytes the server wrote).
 //! - `--protocol 2025-11-25` (or `2025-06-18`, `2026-07-28`): the MCP version to speak;
 //!   by default the newest both sides speak.
+//! - `--deadline SECS`: give the person at most SECS seconds per elicitation; then the
+//!   question is withdrawn from the ACP client (`$/cancel_request`) and the MCP server
+//!   is answered `cancel` (`McpBridge::with_deadline`). By default the agent waits.
 //!
 //! The MCP server is connected at the first prompt, declaring the elicitation modes
 //! the ACP client declared in `initialize` and no other. A `session/prompt` whose text
@@ -39,6 +42,7 @@ use std::collections::HashMap;
 use std::pin::pin;
 use std::process::Stdio as ProcessStdio;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion as AcpVersion;
 use agent_client_protocol::v1::schema as acp;
@@ -55,7 +59,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ClientServiceExt;
 use serde_json::{Map, Value};
 
-const USAGE: &str = "usage: acp_mcp_agent [--protocol VERSION] (URL | -- COMMAND ARGS...)";
+const USAGE: &str =
+    "usage: acp_mcp_agent [--protocol VERSION] [--deadline SECS] (URL | -- COMMAND ARGS...)";
 
 /// Where the MCP server is.
 #[derive(Clone, Debug)]
@@ -67,12 +72,14 @@ enum Target {
 #[derive(Clone, Debug)]
 struct Args {
     protocol: Option<ProtocolVersion>,
+    deadline: Option<Duration>,
     target: Target,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
     let mut protocol = None;
+    let mut deadline = None;
     let mut url = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -89,6 +96,17 @@ fn parse_args() -> Result<Args, String> {
                         .map_err(|e| format!("--protocol: {e}"))?,
                 );
             }
+            "--deadline" => {
+                let seconds = args.next().ok_or("--deadline needs a number of seconds")?;
+                let seconds: f64 = seconds
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
+                    .ok_or_else(|| {
+                        format!("--deadline: {seconds:?} is not a number of seconds in (0, 86400]")
+                    })?;
+                deadline = Some(Duration::from_secs_f64(seconds));
+            }
             "--" => {
                 let command: Vec<String> = args.by_ref().collect();
                 if command.is_empty() {
@@ -99,6 +117,7 @@ fn parse_args() -> Result<Args, String> {
                 }
                 return Ok(Args {
                     protocol,
+                    deadline,
                     target: Target::Command(command),
                 });
             }
@@ -113,6 +132,7 @@ fn parse_args() -> Result<Args, String> {
     match url {
         Some(url) => Ok(Args {
             protocol,
+            deadline,
             target: Target::Url(url),
         }),
         None => Err("no MCP server: give a URL or -- COMMAND".into()),
@@ -196,6 +216,10 @@ impl State {
 async fn connect(bridge: McpBridge, args: &Args) -> Result<Mcp, String> {
     let bridge = match &args.protocol {
         Some(version) => bridge.with_protocol_version(version.clone()),
+        None => bridge,
+    };
+    let bridge = match args.deadline {
+        Some(deadline) => bridge.with_deadline(deadline),
         None => bridge,
     };
     match &args.target {

@@ -43,8 +43,8 @@ use elicit::client::terminal_text::{
     MAX_NAME_CHARS,
 };
 use elicit::client::{
-    readable_label, AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer, FieldKind, FieldPrompt,
-    Notice, ReviewChoice, ReviewPrompt, ScriptedAsker,
+    readable_label, AskFuture, Asker, AskerNotice, Consent, ConsentPrompt, FieldAnswer, FieldKind,
+    FieldPrompt, ReviewChoice, ReviewPrompt, ScriptedAsker,
 };
 use elicit::rmcp::client::{ConnectError, ElicitClient, RawTap};
 use rmcp::model::{CallToolRequestParams, ProtocolVersion, Tool};
@@ -556,7 +556,7 @@ impl Asker for LineAsker {
         })
     }
 
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         eprintln!("note: {}", bounded(notice, MAX_MESSAGE_CHARS));
     }
 }

@@ -1,5 +1,5 @@
 //! A client's side of an elicitation, in the terminal: any `elicitation/create` put to a
-//! person by elicit's client engine ([`Responder`]) and its terminal asker
+//! person by elicit's client engine ([`ClientEngine`]) and its terminal asker
 //! ([`TerminalAsker`], on the `inquire` prompt crate), and the response a client would
 //! send back.
 //!
@@ -56,8 +56,9 @@ use elicit::client::terminal_text::{
     bounded, intro_line, url_consent, verbatim, MAX_MESSAGE_CHARS, MAX_NAME_CHARS,
 };
 use elicit::client::{
-    readable_label, AgentIdentity, AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer,
-    FieldKind, FieldPrompt, FormField, Intro, Notice, Responder, ReviewChoice, ReviewPrompt,
+    readable_label, AgentIdentity, AskFuture, Asker, AskerNotice, ClientEngine, Consent,
+    ConsentPrompt, FieldAnswer, FieldKind, FieldPrompt, FormField, Intro, ReviewChoice,
+    ReviewPrompt,
 };
 use serde_json::{json, Value};
 
@@ -84,7 +85,7 @@ fn run() -> Result<(), String> {
 
     // A real client knows the agent from `initialize` (`agentInfo`), never from the
     // request itself (K1). Standing alone, this one is told.
-    let responder = Responder::new(AgentIdentity::new(args.agent));
+    let responder = ClientEngine::new(AgentIdentity::new(args.agent));
     let mut asker: Box<dyn Asker> = if io::stdin().is_terminal() && io::stderr().is_terminal() {
         Box::new(TerminalAsker::new())
     } else {
@@ -278,7 +279,7 @@ impl<R: BufRead + Send> Asker for LineAsker<R> {
         Box::pin(std::future::ready(consent))
     }
 
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         self.say(bounded(notice, MAX_MESSAGE_CHARS));
     }
 }

@@ -91,7 +91,7 @@
 //! let refused = elicitor.url(Scope::session("s1"), "Sign in", "https://auth.example.com/");
 //! assert_eq!(refused.unwrap_err().unsupported_mode(), Some(Mode::Url));
 //! # }
-//! # Ok::<(), elicit::ElicitError>(())
+//! # Ok::<(), elicit::RefusedError>(())
 //! ```
 //!
 //! **Read the answer as a value.** `T::from_response` gives
@@ -307,9 +307,11 @@ pub use elicit_core::rmcp;
 
 #[cfg(feature = "url")]
 pub use elicit_core::client::{UrlError, UrlReview, UrlWarning};
+#[allow(deprecated)]
+pub use elicit_core::ElicitError;
 pub use elicit_core::{
-    Action, CreateElicitation, Elicit, ElicitError, ElicitationCapabilities, ElicitationResponse,
-    Elicited, Elicitor, Mode, RequestedSchema, SchemaError, Scope, ValidationErrors,
+    Action, CreateElicitation, Elicit, ElicitationCapabilities, ElicitationResponse, Elicited,
+    Elicitor, Mode, RefusedError, RequestedSchema, SchemaError, Scope, ValidationErrors,
 };
 
 #[doc(hidden)]

@@ -74,7 +74,9 @@ mod vocab;
 mod layers;
 
 // The names an author needs first; everything else is in its module.
-pub use agent::{ElicitError, Elicitor};
+#[allow(deprecated)]
+pub use agent::ElicitError;
+pub use agent::{Elicitor, RefusedError};
 #[cfg(feature = "url")]
 pub use client::{UrlError, UrlReview, UrlWarning};
 pub use content::ValidationErrors;

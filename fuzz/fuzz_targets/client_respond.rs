@@ -1,5 +1,5 @@
 //! Arbitrary `elicitation/create` params through the whole client engine
-//! (`Responder`) with a scripted asker, from the input `[dialect, params, [step, …],
+//! (`ClientEngine`) with a scripted asker, from the input `[dialect, params, [step, …],
 //! [completion, …]]`:
 //! - `dialect` is `"mcp"` for an MCP connection (no scope shown), anything else ACP;
 //! - a step is `["keep"]`, `["clear"]`, `["text", s]`, `["value", v]`, `["back"]`,
@@ -22,7 +22,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use elicit::client::{
-    AgentIdentity, Consent, FieldAnswer, Notice, Responder, ReviewChoice, ScriptedAsker, Shown,
+    AgentIdentity, Consent, FieldAnswer, AskerNotice, ClientEngine, ReviewChoice, ScriptedAsker, Shown,
     Step,
 };
 use elicit::{Action, RequestedSchema, UrlReview};
@@ -71,9 +71,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let responder = if dialect == "mcp" {
-        Responder::mcp(AgentIdentity::new("fuzz-server"))
+        ClientEngine::mcp(AgentIdentity::new("fuzz-server"))
     } else {
-        Responder::new(AgentIdentity::new("fuzz-agent"))
+        ClientEngine::new(AgentIdentity::new("fuzz-agent"))
     };
     let mut asker = if steps.first().and_then(|s| s.get(0)) == Some(&Value::from("defaults")) {
         ScriptedAsker::accept_defaults()
@@ -91,7 +91,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(
                 shown
                     .iter()
-                    .any(|s| matches!(s, Shown::Notice(Notice::Refused { .. }))),
+                    .any(|s| matches!(s, Shown::Notice(AskerNotice::Refused { .. }))),
                 "a request refused without telling the person why: {shown:?}"
             );
             assert!(

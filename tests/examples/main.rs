@@ -19,5 +19,6 @@ mod mcp_server_http;
 mod mcp_server_ts;
 mod terminal_client;
 mod terminal_tmux;
+mod three_hops;
 mod tui_tmux;
 mod url_secret_agent;

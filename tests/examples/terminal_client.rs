@@ -1,7 +1,7 @@
 //! Runs `examples/terminal_client.rs` with scripted answers on its stdin, as CI does,
 //! and checks the response it prints on stdout and the dialog it shows on stderr.
 //! stdin is a pipe here, so the example asks through its line-reading asker on the
-//! same engine (`elicit::client::Responder`) as at a terminal; the terminal asker
+//! same engine (`elicit::client::ClientEngine`) as at a terminal; the terminal asker
 //! itself is driven in a real terminal by `tests/examples/terminal_tmux.rs`.
 //!
 //! The example is built with cargo and found through cargo's JSON report, for the

@@ -29,7 +29,7 @@ use agent_client_protocol::v1::{ConnectionTo, Responder, SessionSetup};
 use agent_client_protocol::{Agent, Client, Lines, UntypedMessage};
 use elicit::agent_client_protocol::client::ElicitClient;
 use elicit::client::{
-    AskFuture, Asker, ClientPolicy, Consent, ConsentPrompt, FieldAnswer, FieldPrompt, Notice,
+    AskFuture, Asker, AskerNotice, ClientPolicy, Consent, ConsentPrompt, FieldAnswer, FieldPrompt,
     ReviewChoice, ReviewPrompt, ScriptedAsker, Shown, Step,
 };
 use elicit::{ElicitationCapabilities, Mode, Scope};
@@ -311,7 +311,7 @@ impl Asker for Recorded {
         self.record(&prompt.intro);
         self.inner.consent(prompt)
     }
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         self.inner.notice(notice);
     }
 }
@@ -321,7 +321,7 @@ impl Asker for Recorded {
 struct Silent {
     asked: Arc<AtomicUsize>,
     stopped: Arc<AtomicUsize>,
-    notices: Arc<Mutex<Vec<Notice>>>,
+    notices: Arc<Mutex<Vec<AskerNotice>>>,
     /// Told when the first question is asked.
     asking: Option<oneshot::Sender<()>>,
 }
@@ -341,7 +341,7 @@ impl Asker for Silent {
     fn review<'a>(&'a mut self, _: ReviewPrompt<'a>) -> AskFuture<'a, ReviewChoice> {
         Box::pin(future::pending())
     }
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         self.notices
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -363,7 +363,9 @@ fn completions(shown: &[Shown]) -> Vec<String> {
     shown
         .iter()
         .filter_map(|s| match s {
-            Shown::Notice(Notice::Completed { elicitation_id }) => Some(elicitation_id.clone()),
+            Shown::Notice(AskerNotice::Completed { elicitation_id }) => {
+                Some(elicitation_id.clone())
+            }
             _ => None,
         })
         .collect()
@@ -407,7 +409,7 @@ async fn turn_with<A: Asker + 'static>(
     );
     let client = {
         let elicit = elicit.clone();
-        Client.v1().with_handler(elicit.handler()).connect_with(
+        Client.v1().with_handler(elicit.clone()).connect_with(
             transport,
             async move |cx: ConnectionTo<Agent>| {
                 elicit
@@ -448,7 +450,7 @@ fn plan_steps() -> Vec<Step> {
 fn a_form_accepted_reaches_the_agent_in_the_agents_order() {
     run(async {
         let (asker, intros) = Recorded::new(ScriptedAsker::new(plan_steps()));
-        let elicit = ElicitClient::new(asker, ClientPolicy::new());
+        let elicit = ElicitClient::new(asker);
         let (text, wire) = turn(&elicit).await;
         // The agent got the values: its turn says so.
         assert!(
@@ -540,7 +542,7 @@ fn declining_and_dismissing_the_form_reach_the_agent_as_such() {
             (FieldAnswer::Cancel, "cancel", "You dismissed the question"),
         ] {
             let asker = ScriptedAsker::new([Step::Field(step)]);
-            let elicit = ElicitClient::new(asker, ClientPolicy::new());
+            let elicit = ElicitClient::new(asker);
             let (text, wire) = turn(&elicit).await;
             assert!(text.contains(said), "{text}");
             let answers = wire.answers();
@@ -561,7 +563,7 @@ fn the_deadline_answers_cancel_and_stops_the_question() {
             Arc::clone(&asker.notices),
         );
         let policy = ClientPolicy::new().with_deadline(Duration::from_millis(300));
-        let elicit = ElicitClient::new(asker, policy);
+        let elicit = ElicitClient::new(asker).with_policy(policy);
         let (text, wire) = turn(&elicit).await;
         assert!(text.contains("You dismissed the question"), "{text}");
         assert_eq!(wire.answers()[0].1["result"], json!({ "action": "cancel" }));
@@ -570,7 +572,7 @@ fn the_deadline_answers_cancel_and_stops_the_question() {
         assert_eq!(stopped.load(Ordering::SeqCst), 1);
         let notices = notices.lock().unwrap().clone();
         assert!(
-            matches!(&notices[..], [Notice::TimedOut { agent }] if agent.contains("elicit-acp-agent")),
+            matches!(&notices[..], [AskerNotice::TimedOut { agent }] if agent.contains("elicit-acp-agent")),
             "{notices:?}"
         );
         assert!(wire.assert_client_messages_valid() >= 2);
@@ -581,7 +583,8 @@ fn the_deadline_answers_cancel_and_stops_the_question() {
 #[test]
 fn never_ask_declines_without_showing_anything() {
     run(async {
-        let elicit = ElicitClient::new(ScriptedAsker::new([]), ClientPolicy::never_ask());
+        let elicit =
+            ElicitClient::new(ScriptedAsker::new([])).with_policy(ClientPolicy::never_ask());
         let (text, wire) = turn(&elicit).await;
         assert!(text.contains("You declined to give a plan"), "{text}");
         assert_eq!(
@@ -599,7 +602,7 @@ fn url_consent_then_the_agents_completion_reaches_the_asker_once() {
     run(async {
         let asker = ScriptedAsker::new([Step::Consent(Consent::Open)])
             .with_modes(ElicitationCapabilities::with_modes([Mode::Url]));
-        let elicit = ElicitClient::new(asker, ClientPolicy::new());
+        let elicit = ElicitClient::new(asker);
         let (text, wire) = turn(&elicit).await;
         // C1, C7: URL only declared, so the agent asked in URL mode.
         assert_eq!(wire.declared(), json!({ "url": {} }));
@@ -631,7 +634,7 @@ fn url_consent_then_the_agents_completion_reaches_the_asker_once() {
 fn an_asker_that_renders_no_mode_declares_none() {
     run(async {
         let asker = ScriptedAsker::new([]).with_modes(ElicitationCapabilities::new());
-        let elicit = ElicitClient::new(asker, ClientPolicy::new());
+        let elicit = ElicitClient::new(asker);
         let (text, wire) = turn(&elicit).await;
         assert_eq!(wire.declared(), json!({}));
         assert!(wire.creates().is_empty());
@@ -719,7 +722,7 @@ mod secret_page {
         const KEY: &str = "sk-live-4f9a0c1d2e3b4a5f";
         run(async {
             let asker = ScriptedAsker::new([Step::Consent(Consent::Open)]);
-            let elicit = ElicitClient::new(asker, ClientPolicy::new());
+            let elicit = ElicitClient::new(asker);
             let browser = {
                 let elicit = elicit.clone();
                 async move {
@@ -847,7 +850,7 @@ async fn with_agent<A: Asker + 'static>(
     });
     let client_side = {
         let elicit = elicit.clone();
-        Client.v1().with_handler(elicit.handler()).connect_with(
+        Client.v1().with_handler(elicit.clone()).connect_with(
             Lines::new(client_out, client_in),
             async move |cx| {
                 elicit
@@ -895,7 +898,7 @@ fn keep_and_send(times: usize) -> Vec<Step> {
 fn session_tool_call_and_request_scopes_reach_the_asker() {
     run(async {
         let (asker, intros) = Recorded::new(ScriptedAsker::new(keep_and_send(3)));
-        let elicit = ElicitClient::new(asker, ClientPolicy::new());
+        let elicit = ElicitClient::new(asker);
         let wire = with_agent(&elicit, async |both: Both| {
             let accepted = json!({ "action": "accept", "content": { "name": "x" } });
             let session = both.create(small_form(json!({ "sessionId": "s1" }))).await;
@@ -962,7 +965,7 @@ fn a_request_the_client_must_refuse_is_answered_32602_and_the_person_told_why() 
     run(async {
         let asker =
             ScriptedAsker::new([]).with_modes(ElicitationCapabilities::with_modes([Mode::Form]));
-        let elicit = ElicitClient::new(asker, ClientPolicy::new());
+        let elicit = ElicitClient::new(asker);
         let wire = with_agent(&elicit, async |both: Both| {
             let refused = [
                 // E6: a property kind no client knows; never rendered as a known one,
@@ -994,7 +997,7 @@ fn a_request_the_client_must_refuse_is_answered_32602_and_the_person_told_why() 
             .shown()
             .iter()
             .map(|s| match s {
-                Shown::Notice(Notice::Refused { agent, reason }) => {
+                Shown::Notice(AskerNotice::Refused { agent, reason }) => {
                     assert!(agent.contains("test-agent"), "{agent}");
                     reason.clone()
                 }
@@ -1023,7 +1026,7 @@ fn the_raw_params_keep_the_agents_order_and_what_the_typed_request_drops() {
             .into_iter()
             .chain([Step::Review(ReviewChoice::Send)]);
         let (asker, _) = Recorded::new(ScriptedAsker::new(steps));
-        let elicit = ElicitClient::new(asker, ClientPolicy::new());
+        let elicit = ElicitClient::new(asker);
         // Not alphabetical; an unknown `format` and a member the SDK's types do not
         // model; an option description and a property `_meta`.
         let params = json!({ "mode": "form", "sessionId": "s1", "message": "Pick",
@@ -1071,7 +1074,7 @@ fn unknown_and_repeated_completions_are_ignored() {
             .into_iter()
             .chain(keep_and_send(1)),
         );
-        let elicit = ElicitClient::new(asker, ClientPolicy::new());
+        let elicit = ElicitClient::new(asker);
         let probe = elicit.clone();
         let wire = with_agent(&elicit, async move |both: Both| {
             let url = |id: &str| {
@@ -1116,7 +1119,7 @@ fn a_request_the_agent_withdraws_ends_the_question() {
             ..Silent::default()
         };
         let stopped = Arc::clone(&asker.stopped);
-        let elicit = ElicitClient::new(asker, ClientPolicy::new());
+        let elicit = ElicitClient::new(asker);
         let wire = with_agent(&elicit, async move |both: Both| {
             let question = both.create(small_form(json!({ "sessionId": "s1" })));
             // Dropped once the person is being asked: the SDK sends `$/cancel_request`.

@@ -7,7 +7,9 @@
 use crate::common;
 use crate::forms;
 
-use elicit::agent::{ConnectionId, ElicitError, Elicitor, RegistryLimits, UrlOutcome, UrlRegistry};
+use elicit::agent::{
+    ConnectionId, Elicitor, RefusedError, RegistryLimits, UrlOutcome, UrlRegistry,
+};
 use elicit::agent::{UnsafeUrlError, UrlPolicy};
 use elicit::protocol::{ElicitationCapabilities, ElicitationResponse, Mode, RequestId, Scope};
 use elicit::schema::FindingKind;
@@ -107,7 +109,7 @@ fn form_is_refused_when_the_client_did_not_declare_it() {
             .unwrap_err();
         assert_eq!(
             typed,
-            ElicitError::ModeNotSupported(Mode::Form),
+            RefusedError::ModeNotSupported(Mode::Form),
             "{capabilities:?}"
         );
         assert!(typed.is_unsupported_mode());
@@ -153,7 +155,7 @@ fn url_is_refused_when_the_client_did_not_declare_it_and_never_becomes_a_form() 
             "https://github.com/login/oauth/authorize",
         )
         .unwrap_err();
-    assert_eq!(error, ElicitError::ModeNotSupported(Mode::Url));
+    assert_eq!(error, RefusedError::ModeNotSupported(Mode::Url));
     assert!(error.is_unsupported_mode());
     // F6: nothing was recorded, nothing was built; the only way forward is another
     // secure flow or failure. (No API turns a URL request into a form.)
@@ -190,7 +192,7 @@ fn forms_asking_for_secrets_are_refused_and_point_to_url_mode() {
             let error = elicitor(capabilities)
                 .form_schema(Scope::session("s"), "Set up the integration", &schema)
                 .unwrap_err();
-            let ElicitError::SecretInForm(findings) = &error else {
+            let RefusedError::SecretInForm(findings) = &error else {
                 panic!("expected a secret refusal for {properties}, got {error:?}");
             };
             assert!(!findings.is_empty());
@@ -232,7 +234,7 @@ fn links_in_forms_are_refused_unless_allowed() {
     let error = strict
         .form_schema(Scope::session("s"), "Agree?", &link_in_description)
         .unwrap_err();
-    let ElicitError::LinkInForm(findings) = &error else {
+    let RefusedError::LinkInForm(findings) = &error else {
         panic!("{error:?}")
     };
     assert_eq!(findings[0].property.as_deref(), Some("agree"));
@@ -246,7 +248,7 @@ fn links_in_forms_are_refused_unless_allowed() {
             &profile_schema(),
         )
         .unwrap_err();
-    let ElicitError::LinkInForm(findings) = &error else {
+    let RefusedError::LinkInForm(findings) = &error else {
         panic!("{error:?}")
     };
     assert_eq!(findings[0].field, "message");
@@ -257,7 +259,7 @@ fn links_in_forms_are_refused_unless_allowed() {
     // Typed forms too.
     assert!(matches!(
         strict.form::<WithLink>(Scope::session("s"), "Agree?"),
-        Err(ElicitError::LinkInForm(_))
+        Err(RefusedError::LinkInForm(_))
     ));
 
     let relaxed = elicitor(both()).allow_links_in_forms(true);
@@ -280,7 +282,7 @@ fn schemas_a_client_may_not_read_are_refused() {
     let error = elicitor(both())
         .form_schema(Scope::session("s"), "Where?", &lenient)
         .unwrap_err();
-    assert!(matches!(error, ElicitError::InvalidSchema(_)), "{error:?}");
+    assert!(matches!(error, RefusedError::InvalidSchema(_)), "{error:?}");
 }
 
 // covers: E3, D1
@@ -291,13 +293,13 @@ fn a_null_request_id_is_never_sent() {
     let elicitor = elicitor(both());
     assert_eq!(
         elicitor.form::<Refactor>(scope.clone(), "m").unwrap_err(),
-        ElicitError::NullRequestId
+        RefusedError::NullRequestId
     );
     assert_eq!(
         elicitor
             .url(scope, "m", "https://example.com/")
             .unwrap_err(),
-        ElicitError::NullRequestId
+        RefusedError::NullRequestId
     );
 }
 
@@ -370,7 +372,7 @@ fn plain_http_is_for_loopback_development_only() {
     let production = elicitor(both()).with_url_policy(UrlPolicy::new().allow_loopback_http(false));
     assert!(matches!(
         production.url(Scope::session("s"), "m", "http://localhost:8080/callback"),
-        Err(ElicitError::UnsafeUrl(UnsafeUrlError::NotHttps { .. }))
+        Err(RefusedError::UnsafeUrl(UnsafeUrlError::NotHttps { .. }))
     ));
 }
 
@@ -391,7 +393,7 @@ fn outstanding_url_elicitations_are_bounded_per_connection() {
     let error = a
         .url(Scope::session("s"), "m", "https://example.com/")
         .unwrap_err();
-    assert_eq!(error, ElicitError::TooManyOutstanding { limit: 2 });
+    assert_eq!(error, RefusedError::TooManyOutstanding { limit: 2 });
     // Another connection has its own allowance.
     assert!(b
         .url(Scope::session("s"), "m", "https://example.com/")

@@ -1,12 +1,12 @@
-//! The client engine (`Responder`) driven by scripted askers: what a person is asked,
+//! The client engine (`ClientEngine`) driven by scripted askers: what a person is asked,
 //! in which order, what is refused and shown, and what goes back on the wire.
 
 use std::future::{pending, ready};
 use std::time::Duration;
 
 use elicit::client::{
-    AgentIdentity, AskFuture, Asker, ClientPolicy, Consent, FieldAnswer, FieldPrompt, FormAnswer,
-    Notice, Responder, ReviewChoice, ReviewPrompt, ScriptedAsker, Shown, Step, StopSignal,
+    AgentIdentity, AskFuture, Asker, AskerNotice, ClientEngine, ClientPolicy, Consent, FieldAnswer,
+    FieldPrompt, FormAnswer, ReviewChoice, ReviewPrompt, ScriptedAsker, Shown, Step, StopSignal,
 };
 use elicit::protocol::INVALID_PARAMS;
 use elicit::{ElicitationCapabilities, Mode};
@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 
 use crate::protocol_support::assert_acp;
 
-fn responder() -> Responder {
-    Responder::new(AgentIdentity::new("deploy-bot"))
+fn responder() -> ClientEngine {
+    ClientEngine::new(AgentIdentity::new("deploy-bot"))
 }
 
 /// Properties in an order no sort would give, each kind once.
@@ -258,7 +258,7 @@ async fn a_request_the_client_must_refuse_gets_its_error_and_the_person_is_told(
         assert_eq!(error.code(), INVALID_PARAMS);
         assert_eq!(error.data().unwrap()["reason"], reason);
         assert!(
-            matches!(asker.shown(), [Shown::Notice(Notice::Refused { agent, .. })] if agent == "deploy-bot"),
+            matches!(asker.shown(), [Shown::Notice(AskerNotice::Refused { agent, .. })] if agent == "deploy-bot"),
             "{:?}",
             asker.shown()
         );
@@ -272,7 +272,7 @@ async fn a_request_the_client_must_refuse_gets_its_error_and_the_person_is_told(
     assert_eq!(error.code(), INVALID_PARAMS);
     assert!(matches!(
         asker.shown(),
-        [Shown::Notice(Notice::Refused { reason, .. })] if reason.contains("when")
+        [Shown::Notice(AskerNotice::Refused { reason, .. })] if reason.contains("when")
     ));
     // A custom mode is never rendered as a known one (E6).
     let custom = json!({ "mode": "_acme", "sessionId": "s", "message": "m" });
@@ -333,7 +333,7 @@ async fn a_url_that_cannot_be_offered_is_declined_without_asking() {
     assert_eq!(answer.to_json(), json!({ "action": "decline" }));
     assert!(matches!(
         asker.shown(),
-        [Shown::Notice(Notice::Refused { .. })]
+        [Shown::Notice(AskerNotice::Refused { .. })]
     ));
     assert_eq!(asker.remaining(), 1, "no consent was asked");
 }
@@ -370,7 +370,7 @@ async fn never_ask_declines_without_showing_anything_but_still_refuses_bad_reque
 #[derive(Default)]
 struct Absent {
     stops: Vec<StopSignal>,
-    notices: Vec<Notice>,
+    notices: Vec<AskerNotice>,
 }
 
 impl Asker for Absent {
@@ -382,7 +382,7 @@ impl Asker for Absent {
         self.stops.push(prompt.stop.clone());
         Box::pin(pending())
     }
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         self.notices.push(notice.clone());
     }
 }
@@ -404,7 +404,7 @@ async fn the_deadline_answers_cancel_stops_the_prompt_and_tells_the_person() {
     assert!(asker.stops[0].is_stopped());
     assert_eq!(
         asker.notices,
-        [Notice::TimedOut {
+        [AskerNotice::TimedOut {
             agent: "deploy-bot".into()
         }]
     );

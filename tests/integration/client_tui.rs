@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use elicit::client::tui::{FormState, FormView, Key, Question, QuestionView, Theme, TuiAsker};
-use elicit::client::{AgentIdentity, FormAnswer, FormEngine, Responder};
+use elicit::client::{AgentIdentity, ClientEngine, FormAnswer, FormEngine};
 use elicit::RequestedSchema;
 use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
@@ -787,7 +787,7 @@ fn request() -> Value {
 #[test]
 fn the_tui_asker_hands_the_form_to_the_event_loop_and_its_answer_to_the_engine() {
     let (mut asker, questions) = TuiAsker::new();
-    let responder = Responder::new(AgentIdentity::new("plan-bot"));
+    let responder = ClientEngine::new(AgentIdentity::new("plan-bot"));
     assert_eq!(
         responder.capabilities(&asker).to_json(),
         Some(json!({ "form": {}, "url": {} }))
@@ -831,7 +831,7 @@ fn the_tui_asker_hands_the_form_to_the_event_loop_and_its_answer_to_the_engine()
 #[test]
 fn a_question_the_engine_stops_waiting_for_is_withdrawn_and_a_dropped_one_cancels() {
     let (mut asker, questions) = TuiAsker::new();
-    let responder = Responder::new(AgentIdentity::new("plan-bot"));
+    let responder = ClientEngine::new(AgentIdentity::new("plan-bot"));
     let (expire, expired) = futures::channel::oneshot::channel::<()>();
     let engine = std::thread::spawn(move || {
         block_on(responder.respond_until(&mut asker, &request(), async {
@@ -856,7 +856,7 @@ fn a_question_the_engine_stops_waiting_for_is_withdrawn_and_a_dropped_one_cancel
 
     // A question the loop drops unanswered is `cancel`.
     let (mut asker, questions) = TuiAsker::new();
-    let responder = Responder::new(AgentIdentity::new("plan-bot"));
+    let responder = ClientEngine::new(AgentIdentity::new("plan-bot"));
     let engine = std::thread::spawn(move || block_on(responder.respond(&mut asker, &request())));
     drop(
         questions

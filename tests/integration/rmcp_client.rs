@@ -256,3 +256,44 @@ async fn on_2026_07_28_the_answer_goes_inside_the_retry_with_the_request_state()
         "ok"
     );
 }
+
+// covers: D7, D13, M6
+#[test]
+fn a_tap_keeps_the_raw_input_requests_of_an_input_required_result_by_key() {
+    use ::rmcp::model::NumberOrString;
+    let phone = json!({
+        "mode": "form",
+        "message": "Your phone number?",
+        "requestedSchema": { "type": "object", "properties": {
+            "phone": { "type": "string", "pattern": "^[0-9]{3}-[0-9]{4}$" } } }
+    });
+    let tap = RawTap::new();
+    let line = json!({ "jsonrpc": "2.0", "id": 7, "result": {
+        "resultType": "input_required",
+        "inputRequests": {
+            "phone": { "method": "elicitation/create", "params": phone },
+            "roots": { "method": "roots/list" }
+        },
+        "requestState": "s"
+    } });
+    tap.record(line.to_string().as_bytes());
+    // rmcp names an input request by its key: the raw params, `pattern` and all (rmcp's
+    // typed model has no `pattern`).
+    let key = NumberOrString::String("phone".into());
+    assert_eq!(tap.take(&key), Some(phone.clone()));
+    assert_eq!(tap.take(&key), None, "taken once");
+    // Only elicitations are kept.
+    assert_eq!(tap.take(&NumberOrString::String("roots".into())), None);
+    // What no handler took is handed over once, for the bridge to say why.
+    tap.record(line.to_string().as_bytes());
+    assert_eq!(tap.take_input_requests(), vec![("phone".to_owned(), phone)]);
+    assert!(tap.take_input_requests().is_empty());
+    // A request the server pushes is still kept by its id.
+    let pushed = json!({ "jsonrpc": "2.0", "id": 3, "method": "elicitation/create",
+        "params": { "message": "m", "requestedSchema": { "type": "object", "properties": {} } } });
+    tap.record(pushed.to_string().as_bytes());
+    assert_eq!(
+        tap.take(&NumberOrString::Number(3)),
+        Some(pushed["params"].clone())
+    );
+}

@@ -25,8 +25,8 @@ use ::rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use ::rmcp::service::{RoleClient, RunningService};
 use ::rmcp::ClientServiceExt;
 use elicit::client::{
-    AskFuture, Asker, Consent, ConsentPrompt, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt,
-    Notice, ReviewChoice, ReviewPrompt, ScriptedAsker, Shown, Step,
+    AskFuture, Asker, AskerNotice, Consent, ConsentPrompt, FieldAnswer, FieldPrompt, FormAnswer,
+    FormPrompt, ReviewChoice, ReviewPrompt, ScriptedAsker, Shown, Step,
 };
 use elicit::rmcp::client::{ElicitClient, RawTap};
 use elicit::ElicitationCapabilities;
@@ -215,7 +215,7 @@ impl Asker for Recorder {
         })
     }
 
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         self.inner.notice(notice);
         self.sync();
     }
@@ -455,7 +455,7 @@ async fn an_sdk_server_gets_typed_answers_refusals_and_url_consent_from_elicit()
         log.shown
             .iter()
             .find_map(|shown| match shown {
-                Shown::Notice(Notice::Refused { agent, reason }) => {
+                Shown::Notice(AskerNotice::Refused { agent, reason }) => {
                     assert_eq!(
                         agent, "elicit-ts-test-server 1.0.0",
                         "the serverInfo of initialize (K1)"
@@ -506,7 +506,7 @@ async fn an_sdk_server_gets_typed_answers_refusals_and_url_consent_from_elicit()
     assert_eq!(url, json!({"action": "accept", "content": null}));
     eventually("the completion notice", || {
         log.lock().unwrap().shown.iter().any(|shown| {
-            matches!(shown, Shown::Notice(Notice::Completed { elicitation_id })
+            matches!(shown, Shown::Notice(AskerNotice::Completed { elicitation_id })
                 if elicitation_id == "connect-7f3a")
         })
     })
@@ -524,7 +524,7 @@ async fn an_sdk_server_gets_typed_answers_refusals_and_url_consent_from_elicit()
         let completed_at = log
             .shown
             .iter()
-            .position(|shown| matches!(shown, Shown::Notice(Notice::Completed { .. })))
+            .position(|shown| matches!(shown, Shown::Notice(AskerNotice::Completed { .. })))
             .unwrap();
         assert!(consent_at < completed_at);
         assert_eq!(log.remaining, 0, "every scripted answer was used");

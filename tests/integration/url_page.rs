@@ -524,14 +524,14 @@ fn a_failing_store_opens_no_page() {
 // covers: F5, F6
 #[test]
 fn a_url_mode_form_is_never_sent_as_a_form() {
-    use elicit::agent::{ConnectionId, ElicitError};
+    use elicit::agent::{ConnectionId, RefusedError};
     use elicit::{ElicitationCapabilities, Elicitor, Scope};
     let caps = ElicitationCapabilities::from_json(Some(&serde_json::json!({ "form": {} })));
     let elicitor = Elicitor::new(caps, ConnectionId::new());
     let refused = elicitor
         .form::<DeployKey>(Scope::session("s"), "key?")
         .unwrap_err();
-    let ElicitError::SecretInForm(findings) = &refused else {
+    let RefusedError::SecretInForm(findings) = &refused else {
         panic!("{refused:?}")
     };
     assert!(findings

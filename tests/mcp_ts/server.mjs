@@ -8,6 +8,10 @@
 //   hostile      a form whose message, title and description carry markup and controls
 //   invalid      a schema a client must refuse (a nested object property)
 //   url          a URL request, then its notifications/elicitation/complete
+//   hop_*        the tools of tools.mjs (the three-hop tests), the same on server_v2.mjs
+//
+// With ELICIT_MCP_WIRE set, every message the server receives and sends is appended to
+// that file (tools.mjs's recordWire).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -16,6 +20,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { BODIES, TOOLS as HOP_TOOLS, errorValue, isHopTool, recordWire } from "./tools.mjs";
 
 export const EVERY_KIND = {
   type: "object",
@@ -84,11 +89,45 @@ const server = new Server(
   { capabilities: { tools: {} } },
 );
 
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  tools: [...tools, ...HOP_TOOLS],
+}));
+
+let nextUrlId = 0;
+
+/// A tool of tools.mjs on 2025-11-25: each ask is pushed to the client and awaited.
+async function hopTool(name, args) {
+  const ask = async (_key, params, options = {}) => {
+    if (params.mode === "url") {
+      nextUrlId += 1;
+      const elicitationId = `hop-url-${nextUrlId}`;
+      const result = await server.elicitInput({ ...params, elicitationId }, options);
+      if (result.action === "accept") {
+        await server.createElicitationCompletionNotifier(elicitationId)();
+      }
+      return result;
+    }
+    // The plain request (elicitInput would refuse a schema it cannot read before
+    // sending it, and the bridge is what must refuse it here).
+    return server.request(
+      { method: "elicitation/create", params },
+      ElicitResultSchema,
+      options,
+    );
+  };
+  try {
+    return reply(await BODIES[name](ask, args ?? {}, () => server.getClientCapabilities()));
+  } catch (error) {
+    return reply(errorValue(error));
+  }
+}
 
 const reply = (value) => ({ content: [{ type: "text", text: JSON.stringify(value) }] });
 
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  if (isHopTool(request.params.name)) {
+    return hopTool(request.params.name, request.params.arguments);
+  }
   try {
     switch (request.params.name) {
       case "every_kind": {
@@ -158,4 +197,4 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
   }
 });
 
-await server.connect(new StdioServerTransport());
+await server.connect(await recordWire(new StdioServerTransport()));

@@ -14,7 +14,7 @@ use crate::schema::Finding;
 use super::Problems;
 
 use super::elicitor::{write_link_in_form, write_secret_in_form};
-use super::ElicitError;
+use super::RefusedError;
 
 /// Why an `ask` ended without an answer to use.
 ///
@@ -38,9 +38,9 @@ pub enum AskError {
     /// `Elicitor::allow_links_in_forms`.
     LinkInForm(Vec<Finding>),
     /// Any other refusal before sending: an invalid schema, an unsafe URL, a `null`
-    /// request id, a full registry, a failing store… The [`ElicitError`] says which
+    /// request id, a full registry, a failing store… The [`RefusedError`] says which
     /// and what to do.
-    Refused(ElicitError),
+    Refused(RefusedError),
     /// The client answered the request with a JSON-RPC error (for example `-32602`
     /// when it refused the params, or a mode it does not support).
     Rejected(JsonRpcError),
@@ -139,14 +139,14 @@ pub(crate) mod answer {
     }
 }
 
-impl From<ElicitError> for AskError {
+impl From<RefusedError> for AskError {
     /// Lifts the refusals a caller is expected to handle (C7, F5, F7) to variants of
     /// their own; every other refusal stays an [`AskError::Refused`].
-    fn from(error: ElicitError) -> Self {
+    fn from(error: RefusedError) -> Self {
         match error {
-            ElicitError::ModeNotSupported(mode) => AskError::ModeNotSupported(mode),
-            ElicitError::SecretInForm(findings) => AskError::SecretInForm(findings),
-            ElicitError::LinkInForm(findings) => AskError::LinkInForm(findings),
+            RefusedError::ModeNotSupported(mode) => AskError::ModeNotSupported(mode),
+            RefusedError::SecretInForm(findings) => AskError::SecretInForm(findings),
+            RefusedError::LinkInForm(findings) => AskError::LinkInForm(findings),
             other => AskError::Refused(other),
         }
     }
@@ -163,7 +163,7 @@ impl fmt::Display for AskError {
         match self {
             // The refusals before sending say everything themselves: one text per rule,
             // the Elicitor's.
-            AskError::ModeNotSupported(mode) => ElicitError::ModeNotSupported(*mode).fmt(f),
+            AskError::ModeNotSupported(mode) => RefusedError::ModeNotSupported(*mode).fmt(f),
             AskError::SecretInForm(findings) => write_secret_in_form(f, findings),
             AskError::LinkInForm(findings) => write_link_in_form(f, findings),
             AskError::Refused(error) => error.fmt(f),
@@ -219,15 +219,15 @@ mod tests {
     // covers: C7, F5, F7
     #[test]
     fn the_refusals_a_caller_handles_get_variants_of_their_own() {
-        let lifted = AskError::from(ElicitError::ModeNotSupported(Mode::Url));
+        let lifted = AskError::from(RefusedError::ModeNotSupported(Mode::Url));
         assert!(matches!(lifted, AskError::ModeNotSupported(Mode::Url)));
         assert!(lifted.is_refused_before_sending());
         assert!(matches!(
-            AskError::from(ElicitError::SecretInForm(Vec::new())),
+            AskError::from(RefusedError::SecretInForm(Vec::new())),
             AskError::SecretInForm(_)
         ));
         assert!(matches!(
-            AskError::from(ElicitError::LinkInForm(Vec::new())),
+            AskError::from(RefusedError::LinkInForm(Vec::new())),
             AskError::LinkInForm(_)
         ));
         // The same text as the Elicitor's refusal, findings included.
@@ -240,18 +240,18 @@ mod tests {
             schema.lint().into_iter().partition(Finding::is_secret);
         assert!(!secrets.is_empty() && !links.is_empty());
         for refusal in [
-            ElicitError::SecretInForm(secrets),
-            ElicitError::LinkInForm(links),
+            RefusedError::SecretInForm(secrets),
+            RefusedError::LinkInForm(links),
         ] {
             let text = refusal.to_string();
             assert_eq!(AskError::from(refusal).to_string(), text);
         }
-        let other = AskError::from(ElicitError::NullRequestId);
+        let other = AskError::from(RefusedError::NullRequestId);
         assert!(matches!(
             other,
-            AskError::Refused(ElicitError::NullRequestId)
+            AskError::Refused(RefusedError::NullRequestId)
         ));
-        assert_eq!(other.to_string(), ElicitError::NullRequestId.to_string());
+        assert_eq!(other.to_string(), RefusedError::NullRequestId.to_string());
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::protocol::{CompleteElicitation, ElicitationResponse};
 /// Why an [`Elicitor`] refused to build a request. Nothing was sent.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum ElicitError {
+pub enum RefusedError {
     /// The client did not declare this mode ([C7](crate::rules#c7)). Degrade: use the other mode if it
     /// is allowed for this interaction, another flow, or fail the operation. A refused
     /// URL-mode request must never be retried in form mode ([F6](crate::rules#f6)).
@@ -69,16 +69,24 @@ pub enum ElicitError {
     Store(StoreError),
 }
 
-impl ElicitError {
+/// The former name of [`RefusedError`]: a request an [`Elicitor`] refused to build,
+/// nothing sent (beside [`AskError`](super::AskError), an ask that failed).
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed `RefusedError`: a request refused before sending"
+)]
+pub type ElicitError = RefusedError;
+
+impl RefusedError {
     /// Whether the client did not declare the mode ([C7](crate::rules#c7)): the caller should degrade.
     pub fn is_unsupported_mode(&self) -> bool {
-        matches!(self, ElicitError::ModeNotSupported(_))
+        matches!(self, RefusedError::ModeNotSupported(_))
     }
 
     /// The mode the client did not declare, if that is the error ([C7](crate::rules#c7)).
     pub fn unsupported_mode(&self) -> Option<Mode> {
         match self {
-            ElicitError::ModeNotSupported(mode) => Some(*mode),
+            RefusedError::ModeNotSupported(mode) => Some(*mode),
             _ => None,
         }
     }
@@ -92,7 +100,7 @@ fn write_findings(f: &mut fmt::Formatter<'_>, findings: &[Finding]) -> fmt::Resu
     Ok(())
 }
 
-/// The text of [`ElicitError::SecretInForm`], shared with `AskError::SecretInForm`.
+/// The text of [`RefusedError::SecretInForm`], shared with `AskError::SecretInForm`.
 pub(super) fn write_secret_in_form(
     f: &mut fmt::Formatter<'_>,
     findings: &[Finding],
@@ -101,53 +109,53 @@ pub(super) fn write_secret_in_form(
     write_findings(f, findings)
 }
 
-/// The text of [`ElicitError::LinkInForm`], shared with `AskError::LinkInForm`.
+/// The text of [`RefusedError::LinkInForm`], shared with `AskError::LinkInForm`.
 pub(super) fn write_link_in_form(f: &mut fmt::Formatter<'_>, findings: &[Finding]) -> fmt::Result {
     f.write_str("a form-mode request should not carry clickable URLs")?;
     write_findings(f, findings)
 }
 
-impl fmt::Display for ElicitError {
+impl fmt::Display for RefusedError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ElicitError::ModeNotSupported(mode) => write!(
+            RefusedError::ModeNotSupported(mode) => write!(
                 f,
                 "the client did not declare the `{mode}` elicitation mode; degrade to another flow \
                  or fail the operation"
             ),
-            ElicitError::SecretInForm(findings) => write_secret_in_form(f, findings),
-            ElicitError::LinkInForm(findings) => write_link_in_form(f, findings),
-            ElicitError::InvalidSchema(_) => f.write_str("the form's schema is invalid"),
-            ElicitError::NullRequestId => f.write_str(
+            RefusedError::SecretInForm(findings) => write_secret_in_form(f, findings),
+            RefusedError::LinkInForm(findings) => write_link_in_form(f, findings),
+            RefusedError::InvalidSchema(_) => f.write_str("the form's schema is invalid"),
+            RefusedError::NullRequestId => f.write_str(
                 "the scope's request id is `null`, which ACP v2 forbids; use a string or an integer",
             ),
             #[cfg(feature = "url")]
-            ElicitError::UnsafeUrl(_) => f.write_str("refusing to send the URL"),
-            ElicitError::InvalidParams(error) => error.fmt(f),
+            RefusedError::UnsafeUrl(_) => f.write_str("refusing to send the URL"),
+            RefusedError::InvalidParams(error) => error.fmt(f),
             #[cfg(feature = "url")]
-            ElicitError::TooManyOutstanding { limit } => write!(
+            RefusedError::TooManyOutstanding { limit } => write!(
                 f,
                 "this connection already has {limit} outstanding URL elicitations, the most allowed"
             ),
             #[cfg(feature = "url")]
-            ElicitError::RandomnessUnavailable(reason) => write!(
+            RefusedError::RandomnessUnavailable(reason) => write!(
                 f,
                 "no elicitation id could be made: the system's random number generator failed ({reason})"
             ),
             #[cfg(feature = "url")]
-            ElicitError::Store(_) => f.write_str("the URL elicitation could not be recorded"),
+            RefusedError::Store(_) => f.write_str("the URL elicitation could not be recorded"),
         }
     }
 }
 
-impl std::error::Error for ElicitError {
+impl std::error::Error for RefusedError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ElicitError::InvalidSchema(error) => Some(error),
+            RefusedError::InvalidSchema(error) => Some(error),
             #[cfg(feature = "url")]
-            ElicitError::UnsafeUrl(error) => Some(error),
+            RefusedError::UnsafeUrl(error) => Some(error),
             #[cfg(feature = "url")]
-            ElicitError::Store(error) => Some(error),
+            RefusedError::Store(error) => Some(error),
             // `InvalidParams` is transparent: its `Display` is the params error's, which
             // has no source of its own. The others have no cause.
             _ => None,
@@ -156,16 +164,16 @@ impl std::error::Error for ElicitError {
 }
 
 #[cfg(feature = "url")]
-impl From<RegistryError> for ElicitError {
+impl From<RegistryError> for RefusedError {
     fn from(error: RegistryError) -> Self {
         match error {
             RegistryError::TooManyOutstanding { limit } => {
-                ElicitError::TooManyOutstanding { limit }
+                RefusedError::TooManyOutstanding { limit }
             }
             RegistryError::RandomnessUnavailable(reason) => {
-                ElicitError::RandomnessUnavailable(reason)
+                RefusedError::RandomnessUnavailable(reason)
             }
-            RegistryError::Store(error) => ElicitError::Store(error),
+            RegistryError::Store(error) => RefusedError::Store(error),
         }
     }
 }
@@ -331,18 +339,18 @@ impl Elicitor {
     /// Implement [`Elicit`] by hand only for a schema that passes
     /// [`RequestedSchema::secret_findings`]. A form marked `#[elicit(url_mode)]`
     /// ([`Elicit::URL_MODE`]) is always refused as
-    /// [`ElicitError::SecretInForm`]: it is for the agent's own page.
+    /// [`RefusedError::SecretInForm`]: it is for the agent's own page.
     pub fn form<T: Elicit>(
         &self,
         scope: Scope,
         message: impl Into<String>,
-    ) -> Result<CreateElicitation, ElicitError> {
+    ) -> Result<CreateElicitation, RefusedError> {
         let message = message.into();
         let schema = T::requested_schema();
         // F5, F6: a form for the agent's own URL-mode page is never sent as a form,
         // whether or not the lint finds the secret it was made for.
         if T::URL_MODE {
-            return Err(ElicitError::SecretInForm(schema.secret_findings()));
+            return Err(RefusedError::SecretInForm(schema.secret_findings()));
         }
         // A derived schema was checked when it was compiled (rules and F5); links
         // and the capability remain.
@@ -360,11 +368,11 @@ impl Elicitor {
         scope: Scope,
         message: impl Into<String>,
         schema: &RequestedSchema,
-    ) -> Result<CreateElicitation, ElicitError> {
+    ) -> Result<CreateElicitation, RefusedError> {
         let message = message.into();
         // A schema from the lenient parse can hold unknown types and unenforced
         // constraints; an agent must send only what every client can read.
-        schema.check().map_err(ElicitError::InvalidSchema)?;
+        schema.check().map_err(RefusedError::InvalidSchema)?;
         self.check_form(&scope, &message, schema, true)?;
         Ok(CreateElicitation::form(scope, message, schema.clone()))
     }
@@ -378,13 +386,13 @@ impl Elicitor {
         message: &str,
         schema: &RequestedSchema,
         refuse_secrets: bool,
-    ) -> Result<(), ElicitError> {
+    ) -> Result<(), RefusedError> {
         check_scope(scope)?;
         let (secrets, links): (Vec<Finding>, Vec<Finding>) =
             schema.lint().into_iter().partition(Finding::is_secret);
         // F5, F6: never in a form, whatever the client supports.
         if refuse_secrets && !secrets.is_empty() {
-            return Err(ElicitError::SecretInForm(secrets));
+            return Err(RefusedError::SecretInForm(secrets));
         }
         if !self.allow_links {
             // F7: "any field of a form-mode request", so the message too.
@@ -399,12 +407,12 @@ impl Elicitor {
                 });
             }
             if !links.is_empty() {
-                return Err(ElicitError::LinkInForm(links));
+                return Err(RefusedError::LinkInForm(links));
             }
         }
         // C7.
         if !self.capabilities.supports(Mode::Form) {
-            return Err(ElicitError::ModeNotSupported(Mode::Form));
+            return Err(RefusedError::ModeNotSupported(Mode::Form));
         }
         Ok(())
     }
@@ -414,7 +422,7 @@ impl Elicitor {
     ///
     /// Refused when the client did not declare URL mode ([C7](crate::rules#c7)), the URL breaks the
     /// policy ([S1](crate::rules#s1)), the connection has too many outstanding, or the registry's
-    /// store fails ([`ElicitError::Store`]). The `elicitationId` is 128 bits from the operating system's
+    /// store fails ([`RefusedError::Store`]). The `elicitationId` is 128 bits from the operating system's
     /// random number generator, unique among the registry's URL elicitations, so
     /// among this connection's outstanding ones too ([U4](crate::rules#u4)). The request carries the URL
     /// as the policy serialized it, which is what was checked.
@@ -424,19 +432,19 @@ impl Elicitor {
         scope: Scope,
         message: impl Into<String>,
         url: &str,
-    ) -> Result<PendingUrl, ElicitError> {
+    ) -> Result<PendingUrl, RefusedError> {
         check_scope(&scope)?;
         // C7; and F6: a URL-mode request is never turned into a form.
         if !self.capabilities.supports(Mode::Url) {
-            return Err(ElicitError::ModeNotSupported(Mode::Url));
+            return Err(RefusedError::ModeNotSupported(Mode::Url));
         }
         // S1.
-        let checked = self.policy.check(url).map_err(ElicitError::UnsafeUrl)?;
+        let checked = self.policy.check(url).map_err(RefusedError::UnsafeUrl)?;
         let message = message.into();
         self.registry
             .register(self.connection, self.user.clone(), |elicitation_id| {
                 CreateElicitation::url(scope, message, elicitation_id, checked)
-                    .map_err(ElicitError::InvalidParams)
+                    .map_err(RefusedError::InvalidParams)
             })
     }
 
@@ -501,9 +509,9 @@ impl Elicitor {
 }
 
 /// [E3](crate::rules#e3): a `null` request id can be read (v1) but is never built.
-fn check_scope(scope: &Scope) -> Result<(), ElicitError> {
+fn check_scope(scope: &Scope) -> Result<(), RefusedError> {
     match scope.request_id() {
-        Some(id) if id.is_null() => Err(ElicitError::NullRequestId),
+        Some(id) if id.is_null() => Err(RefusedError::NullRequestId),
         _ => Ok(()),
     }
 }

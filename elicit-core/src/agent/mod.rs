@@ -88,7 +88,9 @@ pub(crate) use ask::answer::schema_answer;
 ))]
 pub(crate) use ask::answer::unknown_action;
 pub use ask::AskError;
-pub use elicitor::{ElicitError, Elicitor};
+#[allow(deprecated)]
+pub use elicitor::ElicitError;
+pub use elicitor::{Elicitor, RefusedError};
 pub use ids::{ConnectionId, UserId};
 pub use outcome::{UnknownActionError, UrlOutcome};
 pub use problems::Problems;

@@ -160,10 +160,10 @@ impl Error for CompletionError {
 }
 
 /// Why the registry could not record a new URL elicitation. The [`Elicitor`] reports it
-/// as the matching [`ElicitError`] variant.
+/// as the matching [`RefusedError`] variant.
 ///
 /// [`Elicitor`]: super::Elicitor
-/// [`ElicitError`]: super::ElicitError
+/// [`RefusedError`]: super::RefusedError
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RegistryError {
@@ -212,7 +212,7 @@ impl Error for RegistryError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegistryLimits {
     /// Most outstanding URL elicitations per connection; one more is refused with
-    /// [`ElicitError::TooManyOutstanding`](super::ElicitError::TooManyOutstanding). An interactive user cannot follow more
+    /// [`RefusedError::TooManyOutstanding`](super::RefusedError::TooManyOutstanding). An interactive user cannot follow more
     /// than a few; a larger number means elicitations are leaking.
     pub max_outstanding_per_connection: usize,
     /// Most finished elicitations remembered, over all connections, so that a repeated
@@ -944,7 +944,7 @@ mod tests {
                         id,
                         "https://example.com/",
                     )
-                    .map_err(crate::agent::ElicitError::InvalidParams)
+                    .map_err(crate::agent::RefusedError::InvalidParams)
                 })
                 .unwrap();
             ids.push(pending.elicitation_id().to_owned());
@@ -981,7 +981,7 @@ mod tests {
                         id,
                         "https://example.com/",
                     )
-                    .map_err(crate::agent::ElicitError::InvalidParams)
+                    .map_err(crate::agent::RefusedError::InvalidParams)
                 })
                 .unwrap()
                 .elicitation_id()
@@ -1055,10 +1055,10 @@ mod tests {
                 // Recorded before the request is built: the id is taken.
                 assert!(store.get(&id).unwrap().is_some());
                 seen = Some(id);
-                Err(crate::agent::ElicitError::NullRequestId)
+                Err(crate::agent::RefusedError::NullRequestId)
             })
             .unwrap_err();
-        assert_eq!(error, crate::agent::ElicitError::NullRequestId);
+        assert_eq!(error, crate::agent::RefusedError::NullRequestId);
         assert!(seen.is_some());
         assert!(store.is_empty());
         assert_eq!(registry.outstanding(connection), 0);

@@ -1,14 +1,14 @@
 //! The client side on the official ACP SDK: an [`ElicitClient`] answers every
 //! `elicitation/create` an agent sends through the client engine
-//! ([`Responder`]) and an [`Asker`], and shows the person every
+//! ([`ClientEngine`]) and an [`Asker`], and shows the person every
 //! `elicitation/complete` that concerns them.
 //!
 //! # For client authors
 //!
 //! Two places in a client built on the SDK touch elicitation, and each is one call:
 //!
-//! 1. **The connection builder**: `.with_handler(elicit.handler())` on `Client.v1()`.
-//!    The handler claims `elicitation/create` requests and `elicitation/complete`
+//! 1. **The connection builder**: `.with_handler(elicit.clone())` on `Client.v1()`:
+//!    the client is the SDK handler. It claims `elicitation/create` requests and `elicitation/complete`
 //!    notifications and passes every other message on to the handlers after it.
 //! 2. **`initialize`**: [`ElicitClient::initialize`] sends the client's
 //!    `InitializeRequest` with `clientCapabilities.elicitation` set to exactly the modes
@@ -31,10 +31,10 @@
 //!     // A headless client: accept forms whose required fields all have defaults,
 //!     // decline the rest, and give up on any question after two minutes.
 //!     let policy = ClientPolicy::new().with_deadline(Duration::from_secs(120));
-//!     let elicit = ElicitClient::new(ScriptedAsker::accept_defaults(), policy);
+//!     let elicit = ElicitClient::new(ScriptedAsker::accept_defaults()).with_policy(policy);
 //!     Client
 //!         .v1()
-//!         .with_handler(elicit.handler())
+//!         .with_handler(elicit.clone())
 //!         .connect_with(agent, async |cx: ConnectionTo<Agent>| {
 //!             elicit.initialize(&cx, InitializeRequest::new(ProtocolVersion::V1)).await?;
 //!             cx.build_session_cwd()?
@@ -55,7 +55,7 @@
 //!   the asker renders; what a client must refuse (an undeclared mode, a malformed or
 //!   unrenderable schema, an unknown mode, a bad scope) is answered with the JSON-RPC
 //!   error (`-32602`) after the person is told why
-//!   ([`Notice::Refused`](crate::client::Notice), [C8](crate::rules#c8),
+//!   ([`AskerNotice::Refused`](crate::client::AskerNotice), [C8](crate::rules#c8),
 //!   [E6](crate::rules#e6), [F1](crate::rules#f1), [D1](crate::rules#d1)): never a
 //!   silent skip;
 //! - fields reach the asker in the agent's order with every member the agent sent
@@ -67,11 +67,11 @@
 //! - URL mode goes through the engine's review and consent
 //!   ([S2](crate::rules#s2)–[S4](crate::rules#s4), [K3](crate::rules#k3)); the
 //!   agent's `elicitation/complete` reaches the asker as
-//!   [`Notice::Completed`](crate::client::Notice) once, for an id the person consented
+//!   [`AskerNotice::Completed`](crate::client::AskerNotice) once, for an id the person consented
 //!   to; unknown and finished ids are ignored ([U5](crate::rules#u5),
 //!   [U6](crate::rules#u6));
 //! - the [`ClientPolicy`]: the deadline, counted from the request's arrival, answers
-//!   `cancel` ([`Notice::TimedOut`](crate::client::Notice)); `never_ask` declines
+//!   `cancel` ([`AskerNotice::TimedOut`](crate::client::AskerNotice)); `never_ask` declines
 //!   without showing anything;
 //! - an agent that withdraws its request (`$/cancel_request`, which the SDK sends
 //!   when the agent drops the ask) ends the question at once, and the request is
@@ -102,7 +102,7 @@
 //!   does, silently) and sending a form the agent did not ask for;
 //! - the typed answer, `ElicitationAcceptAction::content`, is a `BTreeMap` as well.
 //!
-//! The [handler](ElicitClient::handler) works a layer below: it claims the request as
+//! The client, as the SDK's handler, works a layer below: it claims the request as
 //! the SDK's untyped message, whose params are the `serde_json::Map` the SDK parsed
 //! from the line (the SDK builds `serde_json` with `preserve_order`), every member in
 //! the agent's order. The engine reads that map with the client's lenient parse: an
@@ -133,7 +133,7 @@ use futures::channel::oneshot;
 use futures::future::{self, Either};
 use serde_json::Value;
 
-use crate::client::{AgentIdentity, Asker, ClientPolicy, Completion, Notice, Responder};
+use crate::client::{AgentIdentity, Asker, AskerNotice, ClientEngine, ClientPolicy, Completion};
 use crate::protocol::{
     Action, CompleteElicitation, CreateElicitation, ElicitationCapabilities, ElicitationResponse,
     JsonRpcError,
@@ -141,6 +141,10 @@ use crate::protocol::{
 
 /// The client side of elicitation for one ACP connection, on the official SDK: see
 /// the [module documentation](self).
+///
+/// It is the SDK handler itself (`Client.v1().with_handler(elicit.clone())`), built
+/// as rmcp's [`ElicitClient`](crate::rmcp::client::ElicitClient) is:
+/// `ElicitClient::new(asker).with_policy(policy)`.
 ///
 /// Cheap to clone; clones share the asker and the connection's state (the agent's
 /// identity, the URL elicitations awaiting their completion). Use one per connection:
@@ -154,7 +158,7 @@ struct Shared<A> {
     asker: futures::lock::Mutex<A>,
     modes: ElicitationCapabilities,
     policy: ClientPolicy,
-    responder: OnceLock<Responder>,
+    responder: OnceLock<ClientEngine>,
 }
 
 impl<A> Clone for ElicitClient<A> {
@@ -170,33 +174,54 @@ impl<A> fmt::Debug for ElicitClient<A> {
         f.debug_struct("ElicitClient")
             .field("modes", &self.shared.modes)
             .field("policy", &self.shared.policy)
-            .field("agent", &self.shared.responder.get().map(Responder::agent))
+            .field(
+                "agent",
+                &self.shared.responder.get().map(ClientEngine::agent),
+            )
             .finish_non_exhaustive()
     }
 }
 
 impl<A: Asker + 'static> ElicitClient<A> {
-    /// A client asking through `asker` under `policy` (`ClientPolicy::new()`: ask
-    /// everything, no deadline), declaring the modes `asker` renders.
-    pub fn new(asker: A, policy: ClientPolicy) -> Self {
+    /// A client asking through `asker` with the default policy (ask everything, no
+    /// deadline; see [`with_policy`](Self::with_policy)), declaring the modes `asker`
+    /// renders.
+    pub fn new(asker: A) -> Self {
         let modes = asker.modes();
         ElicitClient {
             shared: Arc::new(Shared {
                 asker: futures::lock::Mutex::new(asker),
                 modes,
-                policy,
+                policy: ClientPolicy::new(),
                 responder: OnceLock::new(),
             }),
         }
     }
 
-    /// The handler to install on the SDK's client builder,
-    /// `Client.v1().with_handler(elicit.handler())`: it answers `elicitation/create`
-    /// and acts on `elicitation/complete`, and passes every other message on.
-    pub fn handler(&self) -> ElicitHandler<A> {
-        ElicitHandler {
-            client: self.clone(),
+    /// With this policy (deadline, never ask).
+    ///
+    /// # Panics
+    ///
+    /// When the client was cloned before: the clones share one connection's state,
+    /// whose policy is set once, when it is built. Set the policy first.
+    pub fn with_policy(mut self, policy: ClientPolicy) -> Self {
+        match Arc::get_mut(&mut self.shared) {
+            Some(shared) => shared.policy = policy,
+            None => panic!(
+                "ElicitClient::with_policy on a client already cloned: set the policy before cloning it"
+            ),
         }
+        self
+    }
+
+    /// The handler to install on the SDK's client builder: a clone of this client,
+    /// which is the handler itself.
+    #[deprecated(
+        since = "0.2.0",
+        note = "the client is the handler: `with_handler(elicit.clone())`"
+    )]
+    pub fn handler(&self) -> ElicitClient<A> {
+        self.clone()
     }
 
     /// The modes this client declares: those its asker renders.
@@ -262,7 +287,7 @@ impl<A: Asker + 'static> ElicitClient<A> {
 
     /// The agent's identity as the person is shown it, once known.
     pub fn agent(&self) -> Option<&AgentIdentity> {
-        self.shared.responder.get().map(Responder::agent)
+        self.shared.responder.get().map(ClientEngine::agent)
     }
 
     /// Whether a URL elicitation with this id awaits its `elicitation/complete`.
@@ -279,13 +304,13 @@ impl<A: Asker + 'static> ElicitClient<A> {
         self.shared.asker.lock().await
     }
 
-    fn responder_for(&self, agent: AgentIdentity) -> &Responder {
+    fn responder_for(&self, agent: AgentIdentity) -> &ClientEngine {
         self.shared
             .responder
-            .get_or_init(|| Responder::new(agent).with_policy(self.shared.policy.clone()))
+            .get_or_init(|| ClientEngine::new(agent).with_policy(self.shared.policy.clone()))
     }
 
-    fn responder(&self) -> &Responder {
+    fn responder(&self) -> &ClientEngine {
         match self.shared.responder.get() {
             Some(responder) => responder,
             // An elicitation before `initialize` was answered: the person is still
@@ -354,7 +379,7 @@ impl<A: Asker + 'static> ElicitClient<A> {
                 .asker
                 .lock()
                 .await
-                .notice(&Notice::Completed { elicitation_id });
+                .notice(&AskerNotice::Completed { elicitation_id });
             Ok(())
         });
     }
@@ -370,21 +395,17 @@ fn to_sdk_error(error: &JsonRpcError) -> ::agent_client_protocol::Error {
     ::agent_client_protocol::Error::new(code, error.message()).data(error.data().cloned())
 }
 
-/// The SDK handler of an [`ElicitClient`] ([`ElicitClient::handler`]): install it with
-/// `Client.v1().with_handler(…)`.
-pub struct ElicitHandler<A> {
-    client: ElicitClient<A>,
-}
+/// The former SDK handler of an [`ElicitClient`], now the client itself: install it
+/// with `Client.v1().with_handler(elicit.clone())`.
+#[deprecated(
+    since = "0.2.0",
+    note = "the client is the handler: `with_handler(elicit.clone())`"
+)]
+pub type ElicitHandler<A> = ElicitClient<A>;
 
-impl<A> fmt::Debug for ElicitHandler<A> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ElicitHandler")
-            .field("client", &self.client)
-            .finish()
-    }
-}
-
-impl<A: Asker + 'static> HandleDispatchFrom<Agent> for ElicitHandler<A> {
+/// Answers `elicitation/create` and acts on `elicitation/complete`; every other
+/// message is passed on to the handlers after it.
+impl<A: Asker + 'static> HandleDispatchFrom<Agent> for ElicitClient<A> {
     async fn handle_dispatch_from(
         &mut self,
         message: Dispatch,
@@ -395,9 +416,9 @@ impl<A: Asker + 'static> HandleDispatchFrom<Agent> for ElicitHandler<A> {
                 if request.method == CreateElicitation::METHOD =>
             {
                 // The policy's deadline counts from the request's arrival.
-                let deadline = self.client.policy().deadline().map(Deadline::start);
+                let deadline = self.policy().deadline().map(Deadline::start);
                 let cancellation = responder.cancellation();
-                let client = self.client.clone();
+                let client = self.clone();
                 let (_, params) = request.into_parts();
                 // Answered in a task: the dispatch loop must keep running while the
                 // person is asked (the agent's cancel and completions come through it).
@@ -412,7 +433,7 @@ impl<A: Asker + 'static> HandleDispatchFrom<Agent> for ElicitHandler<A> {
             Dispatch::Notification(notification)
                 if notification.method == CompleteElicitation::METHOD =>
             {
-                self.client.complete(&notification.params, &connection);
+                self.complete(&notification.params, &connection);
                 Ok(Handled::Yes)
             }
             other => Ok(Handled::No {

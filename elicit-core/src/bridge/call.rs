@@ -7,7 +7,7 @@ use ::rmcp::service::{RoleClient, RunningService, ServiceError};
 use ::rmcp::ErrorData;
 use serde_json::Value;
 
-use super::handler::{lock, McpBridge};
+use super::handler::{lock, refusal, McpBridge};
 use crate::protocol::mcp::v2025_11_25::required_url_elicitations;
 use crate::protocol::mcp::URL_ELICITATION_REQUIRED;
 use crate::protocol::{JsonRpcError, Scope};
@@ -41,7 +41,12 @@ pub async fn call_tool(
         bridge,
         succeeded: false,
     };
+    // Input requests left over from an earlier call are not this call's.
+    drop(bridge.unread_input_requests());
     let first = client.call_tool(params.clone()).await;
+    if let Err(error) = &first {
+        not_asked(bridge, error)?;
+    }
     let result = match first {
         Err(ServiceError::McpError(error))
             if i64::from(error.code.0) == URL_ELICITATION_REQUIRED =>
@@ -53,6 +58,28 @@ pub async fn call_tool(
     };
     ended.succeeded = true;
     Ok(result)
+}
+
+/// When rmcp failed the call over an input request it could not read (MCP
+/// 2026-07-28; rmcp reads the whole `InputRequiredResult` or nothing), the reason the
+/// bridge would not have asked it either, from the raw request the tap recorded.
+fn not_asked(bridge: &McpBridge, error: &ServiceError) -> Result<(), CallError> {
+    let unread = bridge.unread_input_requests();
+    if !matches!(
+        error,
+        ServiceError::UnexpectedResponse | ServiceError::McpError(_)
+    ) {
+        return Ok(());
+    }
+    for (key, params) in unread {
+        if let Some(reason) = refusal(&params) {
+            return Err(CallError::NotAsked {
+                key,
+                reason: Box::new(reason),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The URL elicitations of a `-32042`, asked over ACP; returns once each is consented
@@ -128,6 +155,16 @@ pub enum CallError {
     Refused(ErrorData),
     /// The `-32042` error's `data` is not a list of URL elicitations.
     MalformedUrlRequired(String),
+    /// An input request of the server (MCP 2026-07-28) was not asked over ACP: its
+    /// params fail the bridge's checks (an invalid `requestedSchema`, with each
+    /// problem's JSON pointer in `reason.data`), and rmcp could not read it either.
+    /// The server hears nothing: `inputResponses` has no place for a refusal.
+    NotAsked {
+        /// The input request's key in `inputRequests`.
+        key: String,
+        /// Why it was not asked (boxed: the error stays small).
+        reason: Box<ErrorData>,
+    },
 }
 
 impl fmt::Display for CallError {
@@ -144,6 +181,11 @@ impl fmt::Display for CallError {
                 error.message
             ),
             CallError::MalformedUrlRequired(problem) => f.write_str(problem),
+            CallError::NotAsked { key, reason } => write!(
+                f,
+                "the server's input request {key:?} was not asked: {}",
+                reason.message
+            ),
         }
     }
 }

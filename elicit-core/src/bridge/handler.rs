@@ -24,6 +24,7 @@ use crate::agent_client_protocol::{ask_schema, ask_url, cancel_session, UrlConse
 use crate::protocol::mcp::{ELICITATION_COMPLETE_NOTIFICATION, ELICITATION_CREATE};
 use crate::protocol::{ElicitationResponse, Mode, Scope};
 use crate::rmcp::client::{typed_params_to_json, RawTap};
+use crate::schema::RequestedSchema;
 use crate::typed::Elicited;
 
 /// An rmcp [`ClientHandler`] that asks every elicitation of an MCP server through an
@@ -225,20 +226,7 @@ impl McpBridge {
         match mode {
             "form" => {
                 let schema_json = params.get("requestedSchema").unwrap_or(&Value::Null);
-                let schema = read_mcp_schema(schema_json).map_err(|error| {
-                    ErrorData::invalid_params(
-                        format!("the requestedSchema was not forwarded to the person: {error}"),
-                        Some(json!({
-                            "problems": error
-                                .iter()
-                                .map(|(pointer, kind)| json!({
-                                    "pointer": format!("/requestedSchema{pointer}"),
-                                    "problem": kind.to_string(),
-                                }))
-                                .collect::<Vec<_>>()
-                        })),
-                    )
-                })?;
+                let schema = read_form_schema(schema_json)?;
                 let ask = ask_schema(
                     &self.inner.connection,
                     &self.inner.elicitor,
@@ -363,8 +351,55 @@ impl McpBridge {
         }
     }
 
+    /// The tap's input requests that no handler took (rmcp could not read them).
+    pub(super) fn unread_input_requests(&self) -> Vec<(String, Value)> {
+        self.tap
+            .as_ref()
+            .map(RawTap::take_input_requests)
+            .unwrap_or_default()
+    }
+
     fn raw_params(&self, context: &RequestContext<RoleClient>) -> Option<Value> {
         self.tap.as_ref().and_then(|tap| tap.take(&context.id))
+    }
+}
+
+/// The `requestedSchema` of a form request, read for asking over ACP; refused with
+/// every problem and its JSON pointer (`-32602`), never forwarded.
+fn read_form_schema(schema_json: &Value) -> Result<RequestedSchema, ErrorData> {
+    read_mcp_schema(schema_json).map_err(|error| {
+        ErrorData::invalid_params(
+            format!("the requestedSchema was not forwarded to the person: {error}"),
+            Some(json!({
+                "problems": error
+                    .iter()
+                    .map(|(pointer, kind)| json!({
+                        "pointer": format!("/requestedSchema{pointer}"),
+                        "problem": kind.to_string(),
+                    }))
+                    .collect::<Vec<_>>()
+            })),
+        )
+    })
+}
+
+/// Why the raw params of an `elicitation/create` would not be asked over ACP, as far
+/// as the params alone tell (the form's schema, the mode): for an input request rmcp
+/// could not read, which it fails the call for without asking.
+pub(super) fn refusal(params: &Value) -> Option<ErrorData> {
+    let Value::Object(params) = params else {
+        return Some(ErrorData::invalid_params(
+            "`elicitation/create` params must be an object",
+            None,
+        ));
+    };
+    match params.get("mode").and_then(Value::as_str).unwrap_or("form") {
+        "form" => read_form_schema(params.get("requestedSchema").unwrap_or(&Value::Null)).err(),
+        "url" => None,
+        other => Some(ErrorData::invalid_params(
+            format!("unknown elicitation mode {other:?}: expected \"form\" or \"url\""),
+            None,
+        )),
     }
 }
 

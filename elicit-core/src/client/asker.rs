@@ -1,4 +1,4 @@
-//! The asking interface: what the [`Responder`](super::Responder) calls to put one
+//! The asking interface: what the [`ClientEngine`](super::ClientEngine) calls to put one
 //! question to the person, whatever draws it (a terminal, a GUI toolkit, a web page, a
 //! script).
 //!
@@ -195,7 +195,7 @@ pub enum Consent {
 /// Something to tell the person that is not a question.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Notice {
+pub enum AskerNotice {
     /// A request was refused without asking anything: why, in one line
     /// ([C8](crate::rules#c8), [E6](crate::rules#e6), [F1](crate::rules#f1)); never a
     /// silent skip.
@@ -219,24 +219,31 @@ pub enum Notice {
     },
 }
 
-impl fmt::Display for Notice {
+/// The former name of [`AskerNotice`].
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed `AskerNotice`: what an asker is told, not asked"
+)]
+pub type Notice = AskerNotice;
+
+impl fmt::Display for AskerNotice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Notice::Refused { agent, reason } => {
+            AskerNotice::Refused { agent, reason } => {
                 write!(f, "a request from {agent} was refused: {reason}")
             }
-            Notice::TimedOut { agent } => write!(
+            AskerNotice::TimedOut { agent } => write!(
                 f,
                 "the request from {agent} timed out and was cancelled; nothing was sent"
             ),
-            Notice::Completed { elicitation_id } => {
+            AskerNotice::Completed { elicitation_id } => {
                 write!(f, "the agent reports that {elicitation_id} is complete")
             }
         }
     }
 }
 
-/// Puts questions to a person: what the [`Responder`](super::Responder) calls, one
+/// Puts questions to a person: what the [`ClientEngine`](super::ClientEngine) calls, one
 /// question at a time.
 ///
 /// Implement [`ask_field`](Self::ask_field) and [`review`](Self::review) for forms
@@ -274,7 +281,7 @@ pub trait Asker: Send {
     }
 
     /// Tells the person something that needs no answer. Default: nothing.
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         let _ = notice;
     }
 }
@@ -296,7 +303,7 @@ impl<A: Asker + ?Sized> Asker for &mut A {
     fn consent<'a>(&'a mut self, prompt: ConsentPrompt<'a>) -> AskFuture<'a, Consent> {
         (**self).consent(prompt)
     }
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         (**self).notice(notice)
     }
 }
@@ -318,7 +325,7 @@ impl<A: Asker + ?Sized> Asker for Box<A> {
     fn consent<'a>(&'a mut self, prompt: ConsentPrompt<'a>) -> AskFuture<'a, Consent> {
         (**self).consent(prompt)
     }
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         (**self).notice(notice)
     }
 }

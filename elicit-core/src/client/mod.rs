@@ -15,7 +15,7 @@
 //! - [`terminal_text`]: agent text made safe to print at a terminal, for every asker
 //!   and client that prints it (no feature needed).
 //! - [`readable_label`]: what to call a field the agent gave no `title`.
-//! - [`Responder`]: all of the above in one call: a request in, the person asked
+//! - [`ClientEngine`]: all of the above in one call: a request in, the person asked
 //!   through an [`Asker`] (a terminal, a GUI, a web page, a [`ScriptedAsker`]), the
 //!   response or the JSON-RPC error out, under a [`ClientPolicy`] (deadline, never ask).
 //! - [`CompletionTracker`]: which `elicitation/complete` notifications to act on ([U6](crate::rules#u6)).
@@ -70,8 +70,10 @@ mod url_review;
 pub use crate::url_error::InvalidUrl;
 #[cfg(feature = "url")]
 pub use crate::url_safety::UrlPart;
+#[allow(deprecated)]
+pub use asker::Notice;
 pub use asker::{
-    AskFuture, Asker, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt, Intro, Notice,
+    AskFuture, Asker, AskerNotice, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt, Intro,
     ReviewChoice, ReviewPrompt, StopSignal,
 };
 #[cfg(feature = "url")]
@@ -83,7 +85,9 @@ pub use form::{
 };
 pub use identity::AgentIdentity;
 pub use label::{readable_label, readable_name};
-pub use respond::{ClientPolicy, Responder};
+#[allow(deprecated)]
+pub use respond::Responder;
+pub use respond::{ClientEngine, ClientPolicy};
 pub use scripted::{ScriptedAsker, Shown, Step};
 pub use tracker::{Completion, CompletionTracker, Ignored};
 #[cfg(feature = "url")]

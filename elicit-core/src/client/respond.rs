@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::asker::{
-    Asker, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt, Intro, Notice, ReviewChoice,
+    Asker, AskerNotice, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt, Intro, ReviewChoice,
     ReviewPrompt, StopSignal,
 };
 use super::check::{check_request_with, Incoming};
@@ -59,7 +59,7 @@ impl ClientPolicy {
     /// Answer `cancel` when the person has not answered within `deadline` of the
     /// request's arrival: a form whose tool call already timed out must not be filled
     /// in. The SDK integrations turn it into their runtime's timer; with the engine
-    /// alone, pass a timer to [`Responder::respond_until`].
+    /// alone, pass a timer to [`ClientEngine::respond_until`].
     pub fn with_deadline(mut self, deadline: Duration) -> Self {
         self.deadline = Some(deadline);
         self
@@ -82,7 +82,7 @@ impl ClientPolicy {
 /// On the way it applies every rule a client owes:
 /// - the request is checked against what the client declared, its schema read with
 ///   the lenient parse; what a client must refuse gets the `-32602` error, and the
-///   person is told why ([`Notice::Refused`]) — never a silent skip
+///   person is told why ([`AskerNotice::Refused`]) — never a silent skip
 ///   ([C8](crate::rules#c8), [E6](crate::rules#e6), [F1](crate::rules#f1));
 /// - fields come in the agent's order ([D13](crate::rules#d13)) with defaults
 ///   pre-filled ([F4](crate::rules#f4)); each answer is checked as it is given and the
@@ -98,10 +98,10 @@ impl ClientPolicy {
 ///   without asking.
 ///
 /// ```
-/// use elicit_core::client::{AgentIdentity, Responder, ScriptedAsker};
+/// use elicit_core::client::{AgentIdentity, ClientEngine, ScriptedAsker};
 /// use serde_json::json;
 ///
-/// let responder = Responder::new(AgentIdentity::new("deploy-bot"));
+/// let responder = ClientEngine::new(AgentIdentity::new("deploy-bot"));
 /// // A headless client that accepts forms whose required fields all have defaults.
 /// let mut asker = ScriptedAsker::accept_defaults();
 /// let params = json!({
@@ -120,7 +120,7 @@ impl ClientPolicy {
 /// #     loop { if let Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
 /// # }
 /// ```
-pub struct Responder {
+pub struct ClientEngine {
     agent: AgentIdentity,
     policy: ClientPolicy,
     parse: ParseOptions,
@@ -128,20 +128,28 @@ pub struct Responder {
     scoped: bool,
 }
 
-impl fmt::Debug for Responder {
+/// The former name of [`ClientEngine`], which clashed with the ACP SDK's own
+/// `Responder` (the handle a request handler answers with).
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed `ClientEngine`: the ACP SDK has a `Responder` of its own"
+)]
+pub type Responder = ClientEngine;
+
+impl fmt::Debug for ClientEngine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Responder")
+        f.debug_struct("ClientEngine")
             .field("agent", &self.agent)
             .field("policy", &self.policy)
             .finish_non_exhaustive()
     }
 }
 
-impl Responder {
+impl ClientEngine {
     /// The engine for a connection to `agent` (from `initialize`: ACP's `agentInfo`,
     /// MCP's `serverInfo`), with the default policy and the lenient parse.
     pub fn new(agent: AgentIdentity) -> Self {
-        Responder {
+        ClientEngine {
             agent,
             policy: ClientPolicy::default(),
             parse: ParseOptions::lenient(),
@@ -154,7 +162,7 @@ impl Responder {
     /// ([M1](crate::rules#m1)), so none is shown, whatever scope the request was given
     /// when it was read into a [`CreateElicitation`](crate::protocol::CreateElicitation).
     pub fn mcp(server: AgentIdentity) -> Self {
-        Responder {
+        ClientEngine {
             scoped: false,
             ..Self::new(server)
         }
@@ -234,7 +242,7 @@ impl Responder {
 
     /// [`answer`](Self::answer) with a deadline: when `deadline` completes before the
     /// person has answered, the question is abandoned ([`StopSignal`]), the person is
-    /// told ([`Notice::TimedOut`]) and the answer is `cancel`.
+    /// told ([`AskerNotice::TimedOut`]) and the answer is `cancel`.
     pub async fn answer_until(
         &self,
         asker: &mut dyn Asker,
@@ -251,7 +259,7 @@ impl Responder {
             Some(answer) => answer,
             None => {
                 stop.stop();
-                asker.notice(&Notice::TimedOut {
+                asker.notice(&AskerNotice::TimedOut {
                     agent: self.agent.to_string(),
                 });
                 Ok(ElicitationResponse::cancel())
@@ -262,7 +270,7 @@ impl Responder {
     /// An ACP `elicitation/complete` (or MCP `notifications/elicitation/complete`)
     /// for this connection: [`Completion::Completed`] the first time for an id this
     /// client consented to, ignored otherwise ([U6](crate::rules#u6)). On a completion,
-    /// tell the person ([`Notice::Completed`]).
+    /// tell the person ([`AskerNotice::Completed`]).
     pub fn complete(&self, params: &Value) -> Completion {
         self.tracker().complete_params(params)
     }
@@ -277,7 +285,7 @@ impl Responder {
     }
 
     fn refuse(&self, asker: &mut dyn Asker, error: JsonRpcError) -> JsonRpcError {
-        asker.notice(&Notice::Refused {
+        asker.notice(&AskerNotice::Refused {
             agent: self.agent.to_string(),
             reason: reason_of(&error),
         });
@@ -333,7 +341,7 @@ impl Responder {
             Some(Err(error)) => {
                 // S2, S4: a URL that cannot be offered safely (`javascript:`, a
                 // credential in it, …) is declined, and the person told why.
-                asker.notice(&Notice::Refused {
+                asker.notice(&AskerNotice::Refused {
                     agent: self.agent.to_string(),
                     reason: format!("its URL cannot be offered: {error}"),
                 });

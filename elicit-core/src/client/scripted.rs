@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::future::ready;
 
 use super::asker::{
-    AskFuture, Asker, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt, Notice, ReviewChoice,
+    AskFuture, Asker, AskerNotice, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt, ReviewChoice,
     ReviewPrompt,
 };
 #[cfg(feature = "url")]
@@ -59,7 +59,7 @@ pub enum Shown {
         warnings: Vec<String>,
     },
     /// A notice.
-    Notice(Notice),
+    Notice(AskerNotice),
 }
 
 #[derive(Debug, Clone)]
@@ -229,7 +229,7 @@ impl Asker for ScriptedAsker {
         Box::pin(ready(consent))
     }
 
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         self.shown.push(Shown::Notice(notice.clone()));
     }
 }

@@ -1,7 +1,7 @@
 //! An [`Asker`] for a person at a terminal, on the `inquire` prompt crate (feature
 //! `inquire`).
 //!
-//! [`TerminalAsker`] puts each question of the [`Responder`](super::Responder) to the
+//! [`TerminalAsker`] puts each question of the [`ClientEngine`](super::ClientEngine) to the
 //! person with one of inquire's prompts, on stderr (stdout stays free for whatever the
 //! program prints):
 //!
@@ -54,9 +54,9 @@
 //! the answer (as `examples/terminal_client.rs` does) never sees it.
 //!
 //! ```no_run
-//! use elicit_core::client::{AgentIdentity, Responder, terminal::TerminalAsker};
+//! use elicit_core::client::{AgentIdentity, ClientEngine, terminal::TerminalAsker};
 //! # async fn run(params: serde_json::Value) {
-//! let responder = Responder::new(AgentIdentity::new("deploy-bot"));
+//! let responder = ClientEngine::new(AgentIdentity::new("deploy-bot"));
 //! let mut asker = TerminalAsker::new();
 //! match responder.respond(&mut asker, &params).await {
 //!     Ok(response) => println!("{}", response.to_json()),
@@ -81,7 +81,7 @@ use inquire::{InquireError, MultiSelect, Select, Text};
 use serde_json::Value;
 
 use super::asker::{
-    AskFuture, Asker, FieldAnswer, FieldPrompt, Intro, Notice, ReviewChoice, ReviewPrompt,
+    AskFuture, Asker, AskerNotice, FieldAnswer, FieldPrompt, Intro, ReviewChoice, ReviewPrompt,
     StopSignal,
 };
 #[cfg(feature = "url")]
@@ -389,7 +389,7 @@ impl Asker for TerminalAsker {
         })
     }
 
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         self.last_intro = None;
         self.say(bounded(notice, MAX_MESSAGE_CHARS));
     }

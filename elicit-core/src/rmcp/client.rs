@@ -1,6 +1,6 @@
 //! The client side of rmcp 3.x: an rmcp [`ClientHandler`] that answers every
 //! `elicitation/create` a server sends through the client engine
-//! ([`Responder`]) and an [`Asker`].
+//! ([`ClientEngine`]) and an [`Asker`].
 //!
 //! ```no_run
 //! use elicit_core::client::ScriptedAsker;
@@ -25,14 +25,14 @@
 //! - the params are read by elicit, not by rmcp's typed model: the schema is checked
 //!   with the client's lenient parse, and what a client must refuse is answered with
 //!   the JSON-RPC error (`-32602`) after the person is told why
-//!   ([`Notice::Refused`](crate::client::Notice), [C8](crate::rules#c8),
+//!   ([`AskerNotice::Refused`](crate::client::AskerNotice), [C8](crate::rules#c8),
 //!   [F1](crate::rules#f1));
 //! - fields come in the server's order ([D13](crate::rules#d13)) with every member it
 //!   sent, which rmcp's typed model does not keep (see below);
 //! - URL mode goes through the engine's review and consent
 //!   ([S2](crate::rules#s2)–[S4](crate::rules#s4)); the server's
 //!   `notifications/elicitation/complete` reaches the asker as
-//!   [`Notice::Completed`](crate::client::Notice) for ids it consented to, once; unknown
+//!   [`AskerNotice::Completed`](crate::client::AskerNotice) for ids it consented to, once; unknown
 //!   and finished ids are ignored ([U6](crate::rules#u6), [M3](crate::rules#m3));
 //! - the [`ClientPolicy`]'s deadline runs on tokio's timer; a request the server
 //!   cancels (`notifications/cancelled`, which trips rmcp's `RequestContext::ct`) ends
@@ -72,9 +72,11 @@
 //! MCP 2026-07-28's input requests (`InputRequiredResult` in the answer to
 //! `tools/call`) are fulfilled by rmcp's `call_tool` through this same handler, and
 //! rmcp echoes the server's `requestState` on the retry, with a new JSON-RPC id
-//! ([M6](crate::rules#m6)). Two limits are rmcp's: an input request arrives already
-//! typed (inside a result, which no tap sees), so it is answered from what rmcp kept;
-//! and a refusal (`-32602`) has no place in `inputResponses` (the 2026-07-28 schema
+//! ([M6](crate::rules#m6)). An input request arrives already typed (inside a result);
+//! a [`RawTap`] on the transport also records the input requests of each
+//! `InputRequiredResult` it sees, by their key (rmcp's request id for them), so that
+//! they too are answered from the bytes the server wrote, `pattern` included. A limit
+//! is rmcp's: a refusal (`-32602`) has no place in `inputResponses` (the 2026-07-28 schema
 //! allows results only), so rmcp fails the whole `call_tool` with it and the server
 //! hears nothing.
 //!
@@ -92,8 +94,8 @@
 //! For the requests rmcp does read, [`RawTap`] keeps the raw params: wrap the
 //! transport's reading half with [`RawTap::reader`] (stdio, a child process, any
 //! newline-delimited stream) and each `elicitation/create` is recorded by its JSON-RPC
-//! id as it goes by. Without a tap (Streamable HTTP reads its messages inside rmcp),
-//! and for 2026-07-28 input requests, the typed params are written back to JSON in
+//! id as it goes by, and each 2026-07-28 input request by its key. Without a tap
+//! (Streamable HTTP reads its messages inside rmcp), the typed params are written back to JSON in
 //! the order rmcp kept, members it dropped lost: a string's `pattern` (rmcp's
 //! `StringSchema` has none, so the answer is not checked against it), an option's
 //! `description`, a property's `_meta`.
@@ -120,7 +122,7 @@ use ::rmcp::{ClientLifecycleMode, ClientServiceExt, ErrorData};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use crate::client::{AgentIdentity, Asker, ClientPolicy, Completion, Notice, Responder};
+use crate::client::{AgentIdentity, Asker, AskerNotice, ClientEngine, ClientPolicy, Completion};
 use crate::protocol::mcp::{ELICITATION_COMPLETE_NOTIFICATION, ELICITATION_CREATE};
 use crate::protocol::{ElicitationCapabilities, JsonRpcError, Mode};
 
@@ -133,7 +135,7 @@ pub struct ElicitClient<A> {
     tap: Option<RawTap>,
     implementation: Implementation,
     protocol_version: Option<ProtocolVersion>,
-    responder: OnceLock<Responder>,
+    responder: OnceLock<ClientEngine>,
 }
 
 impl<A: Asker + 'static> ElicitClient<A> {
@@ -156,6 +158,11 @@ impl<A: Asker + 'static> ElicitClient<A> {
     pub fn with_policy(mut self, policy: ClientPolicy) -> Self {
         self.policy = policy;
         self
+    }
+
+    /// The policy (deadline, never ask).
+    pub fn policy(&self) -> &ClientPolicy {
+        &self.policy
     }
 
     /// Reading each `elicitation/create` from what `tap` recorded on the transport.
@@ -322,7 +329,7 @@ impl<A: Asker + 'static> ElicitClient<A> {
     /// The engine of this connection, made on first use with the server's identity
     /// from `initialize` (`serverInfo`), which the person is shown
     /// ([K1](crate::rules#k1)).
-    fn responder(&self, peer: &Peer<RoleClient>) -> &Responder {
+    fn responder(&self, peer: &Peer<RoleClient>) -> &ClientEngine {
         self.responder.get_or_init(|| {
             let server = peer
                 .peer_info()
@@ -336,7 +343,7 @@ impl<A: Asker + 'static> ElicitClient<A> {
                     identity
                 })
                 .unwrap_or_else(|| AgentIdentity::new("an MCP server"));
-            Responder::mcp(server).with_policy(self.policy.clone())
+            ClientEngine::mcp(server).with_policy(self.policy.clone())
         })
     }
 
@@ -449,7 +456,7 @@ impl<A: Asker + 'static> ClientHandler for ElicitClient<A> {
             self.asker
                 .lock()
                 .await
-                .notice(&Notice::Completed { elicitation_id });
+                .notice(&AskerNotice::Completed { elicitation_id });
         }
     }
 
@@ -764,7 +771,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Negotiating<T> {
 }
 
 /// MCP params as the engine reads them: `mode` made explicit (M1: absent is form), the
-/// JSON-RPC id as the request's scope (M1: MCP has none; [`Responder::mcp`] shows
+/// JSON-RPC id as the request's scope (M1: MCP has none; [`ClientEngine::mcp`] shows
 /// none), and for a URL request without an `elicitationId` (MCP 2026-07-28, M6) one
 /// made from that id.
 fn as_engine_params(params: Value, id: &NumberOrString) -> Value {
@@ -869,12 +876,16 @@ async fn race<A: Future, B: Future>(mut a: Pin<&mut A>, mut b: Pin<&mut B>) -> O
 #[derive(Clone, Default)]
 pub struct RawTap {
     pending: Arc<Mutex<VecDeque<(String, Value)>>>,
+    /// The 2026-07-28 input requests (`elicitation/create` inside an
+    /// `InputRequiredResult`), by their key.
+    inputs: Arc<Mutex<VecDeque<(String, Value)>>>,
 }
 
 impl std::fmt::Debug for RawTap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RawTap")
             .field("pending", &self.lock().len())
+            .field("inputs", &lock_queue(&self.inputs).len())
             .finish()
     }
 }
@@ -901,7 +912,9 @@ impl RawTap {
     }
 
     /// Records one JSON-RPC message (one line of the stream, or a message read
-    /// elsewhere): kept when it is an `elicitation/create` request.
+    /// elsewhere): kept when it is an `elicitation/create` request, or a result whose
+    /// `inputRequests` hold `elicitation/create` requests (MCP 2026-07-28), each of
+    /// those kept by its key.
     pub fn record(&self, message: &[u8]) {
         // Most lines are not elicitations: skip them without parsing.
         if !contains(message, ELICITATION_CREATE.as_bytes()) {
@@ -910,6 +923,27 @@ impl RawTap {
         let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(message) else {
             return;
         };
+        if let Some(Value::Object(requests)) = message
+            .get_mut("result")
+            .and_then(|result| result.get_mut("inputRequests"))
+            .map(Value::take)
+        {
+            let mut inputs = lock_queue(&self.inputs);
+            for (key, mut request) in requests {
+                if request.get("method").and_then(Value::as_str) != Some(ELICITATION_CREATE) {
+                    continue;
+                }
+                let Some(params) = request.get_mut("params").map(Value::take) else {
+                    continue;
+                };
+                inputs.retain(|(k, _)| *k != key);
+                if inputs.len() >= Self::CAPACITY {
+                    inputs.pop_front();
+                }
+                inputs.push_back((key, params));
+            }
+            return;
+        }
         if message.get("method").and_then(Value::as_str) != Some(ELICITATION_CREATE) {
             return;
         }
@@ -927,17 +961,40 @@ impl RawTap {
         pending.push_back((key, params));
     }
 
-    /// The raw params recorded for the request `id`, taken out.
+    /// The raw params recorded for the request `id`, taken out: a request the server
+    /// sent with that id, or else (a string id, as rmcp names an input request by its
+    /// key) the 2026-07-28 input request of that key.
     pub fn take(&self, id: &NumberOrString) -> Option<Value> {
         let key = id_key(id);
-        let mut pending = self.lock();
-        let at = pending.iter().position(|(k, _)| *k == key)?;
-        pending.remove(at).map(|(_, params)| params)
+        {
+            let mut pending = self.lock();
+            if let Some(at) = pending.iter().position(|(k, _)| *k == key) {
+                return pending.remove(at).map(|(_, params)| params);
+            }
+        }
+        let NumberOrString::String(input_key) = id else {
+            return None;
+        };
+        let mut inputs = lock_queue(&self.inputs);
+        let at = inputs.iter().position(|(k, _)| **k == **input_key)?;
+        inputs.remove(at).map(|(_, params)| params)
+    }
+
+    /// Every recorded input request no handler took, by key, taken out: the ones
+    /// rmcp could not read (it then fails the call without asking them).
+    pub fn take_input_requests(&self) -> Vec<(String, Value)> {
+        lock_queue(&self.inputs).drain(..).collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, Value)>> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+        lock_queue(&self.pending)
     }
+}
+
+fn lock_queue(
+    queue: &Mutex<VecDeque<(String, Value)>>,
+) -> std::sync::MutexGuard<'_, VecDeque<(String, Value)>> {
+    queue.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn id_key(id: &NumberOrString) -> String {

@@ -121,7 +121,7 @@
 //!
 //! [`Dialog::url`] sends the person to a URL. On 2025-11-25 it is
 //! [`PeerElicitor::ask_url`]: an `elicitationId` bound to the connection, and
-//! [`Consent::complete`] sends `notifications/elicitation/complete`. On 2026-07-28
+//! [`DialogConsent::complete`] sends `notifications/elicitation/complete`. On 2026-07-28
 //! there is no `elicitationId`, no completion notification and no `-32042`
 //! ([M6](crate::rules#m6)), so [U4](crate::rules#u4) (the id), [U5](crate::rules#u5)
 //! (the completion) and [M4](crate::rules#m4) have no place there: correlate the
@@ -149,7 +149,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub use crate::agent::Problems;
-use crate::agent::{AskError, ElicitError, Elicitor, UserId};
+use crate::agent::{AskError, Elicitor, RefusedError, UserId};
 use crate::protocol::mcp::{v2026_07_28, McpSchema, TitledSelect};
 use crate::protocol::{CreateElicitation, ElicitationResponse, Mode};
 use crate::schema::RequestedSchema;
@@ -510,7 +510,7 @@ impl Dialog {
         &self,
         message: impl Into<String>,
         url: &str,
-    ) -> Result<Elicited<Consent>, AskError> {
+    ) -> Result<Elicited<DialogConsent>, AskError> {
         self.url_as(None, message.into(), url).await
     }
 
@@ -520,10 +520,10 @@ impl Dialog {
         key: Option<String>,
         message: String,
         url: &str,
-    ) -> Result<Elicited<Consent>, AskError> {
+    ) -> Result<Elicited<DialogConsent>, AskError> {
         if !self.in_rounds() {
             return Ok(match self.elicitor.ask_url(message, url).await? {
-                Elicited::Accepted(consent) => Elicited::Accepted(Consent {
+                Elicited::Accepted(consent) => Elicited::Accepted(DialogConsent {
                     pushed: Some(consent),
                 }),
                 Elicited::Declined => Elicited::Declined,
@@ -539,7 +539,7 @@ impl Dialog {
         let checked = elicitor
             .url_policy()
             .check(url)
-            .map_err(|error| AskError::Refused(ElicitError::UnsafeUrl(error)))?;
+            .map_err(|error| AskError::Refused(RefusedError::UnsafeUrl(error)))?;
         let digest = question_digest("url", &Value::String(checked.clone()));
         let q = self.next_question(key);
         let response = match self.answer_to(&q, &digest)? {
@@ -551,7 +551,7 @@ impl Dialog {
             }
             Answer::None(attempt) => {
                 let params = v2026_07_28::UrlParams::new(message, checked)
-                    .map_err(|error| AskError::Refused(ElicitError::InvalidParams(error)))?;
+                    .map_err(|error| AskError::Refused(RefusedError::InvalidParams(error)))?;
                 let params = v2026_07_28::ElicitRequestParams::Url(params).to_json();
                 return self
                     .stop(q, digest, attempt, elicitation_input(params)?)
@@ -560,7 +560,7 @@ impl Dialog {
         };
         // U3: content sent back with a URL answer is never read.
         Ok(match response.action() {
-            crate::protocol::Action::Accept => Elicited::Accepted(Consent { pushed: None }),
+            crate::protocol::Action::Accept => Elicited::Accepted(DialogConsent { pushed: None }),
             crate::protocol::Action::Decline => Elicited::Declined,
             crate::protocol::Action::Cancel => Elicited::Cancelled,
             crate::protocol::Action::Other(action) => {
@@ -826,12 +826,21 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for Dialog {
 /// What a URL-mode question's accepted answer gives: the person's consent.
 #[cfg(feature = "url")]
 #[derive(Debug)]
-pub struct Consent {
+pub struct DialogConsent {
     pushed: Option<super::UrlConsent>,
 }
 
+/// The former name of [`DialogConsent`], which `client::Consent` (a person's answer to
+/// a URL question, on the client side) shares.
 #[cfg(feature = "url")]
-impl Consent {
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed `DialogConsent`: `elicit::client::Consent` is the client side's"
+)]
+pub type Consent = DialogConsent;
+
+#[cfg(feature = "url")]
+impl DialogConsent {
     /// The `elicitationId` of the URL elicitation (2025-11-25); `None` on 2026-07-28,
     /// which has none ([M6](crate::rules#m6)).
     pub fn elicitation_id(&self) -> Option<&str> {
@@ -941,7 +950,7 @@ impl Keyed<'_> {
         self,
         message: impl Into<String>,
         url: &str,
-    ) -> Result<Elicited<Consent>, AskError> {
+    ) -> Result<Elicited<DialogConsent>, AskError> {
         self.dialog
             .url_as(Some(self.key), message.into(), url)
             .await
@@ -1052,7 +1061,7 @@ fn asked_again(
                 }
             }
             let schema = RequestedSchema::from_json(&json)
-                .map_err(|error| AskError::Refused(ElicitError::InvalidSchema(error)))?;
+                .map_err(|error| AskError::Refused(RefusedError::InvalidSchema(error)))?;
             Ok((schema, again))
         }
     }

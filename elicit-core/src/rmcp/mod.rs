@@ -124,7 +124,10 @@ mod state;
 mod url;
 
 #[cfg(feature = "url")]
+#[allow(deprecated)]
 pub use dialog::Consent;
+#[cfg(feature = "url")]
+pub use dialog::DialogConsent;
 pub use dialog::{Dialog, DialogResult, Problems};
 #[cfg(feature = "url")]
 pub use url::{url_elicitation_required, CompleteError, UrlConsent};

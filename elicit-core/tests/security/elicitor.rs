@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::error::Error as _;
 use std::sync::OnceLock;
 
-use elicit_core::agent::{ConnectionId, ElicitError, Elicitor, UserId};
+use elicit_core::agent::{ConnectionId, Elicitor, RefusedError, UserId};
 use elicit_core::protocol::{CreateElicitation, ElicitationCapabilities, Mode, RequestId, Scope};
 use elicit_core::schema::{Finding, FindingKind, RequestedSchema};
 use elicit_core::{Elicit, ValidationErrors};
@@ -238,30 +238,30 @@ fn form_is_refused_when_the_client_did_not_declare_it() {
             .unwrap_err();
         assert_eq!(
             typed,
-            ElicitError::ModeNotSupported(Mode::Form),
+            RefusedError::ModeNotSupported(Mode::Form),
             "{capabilities:?}"
         );
         let dynamic = elicitor
             .form_schema(Scope::session("s"), "m", &profile_schema())
             .unwrap_err();
-        assert_eq!(dynamic, ElicitError::ModeNotSupported(Mode::Form));
+        assert_eq!(dynamic, RefusedError::ModeNotSupported(Mode::Form));
     }
 }
 
 // covers: C7, R5
 #[test]
 fn an_undeclared_mode_is_an_error_to_degrade_on() {
-    let form = ElicitError::ModeNotSupported(Mode::Form);
+    let form = RefusedError::ModeNotSupported(Mode::Form);
     assert!(form.is_unsupported_mode());
     assert_eq!(form.unsupported_mode(), Some(Mode::Form));
-    let url = ElicitError::ModeNotSupported(Mode::Url);
+    let url = RefusedError::ModeNotSupported(Mode::Url);
     assert!(url.is_unsupported_mode());
     assert_eq!(url.unsupported_mode(), Some(Mode::Url));
     // Other refusals are not to be degraded around: the request itself is wrong.
     for other in [
-        ElicitError::NullRequestId,
-        ElicitError::LinkInForm(Vec::new()),
-        ElicitError::SecretInForm(Vec::new()),
+        RefusedError::NullRequestId,
+        RefusedError::LinkInForm(Vec::new()),
+        RefusedError::SecretInForm(Vec::new()),
     ] {
         assert!(!other.is_unsupported_mode(), "{other:?}");
         assert_eq!(other.unsupported_mode(), None, "{other:?}");
@@ -301,7 +301,7 @@ fn forms_asking_for_secrets_are_refused_and_point_to_url_mode() {
                 .allow_links_in_forms(true)
                 .form_schema(Scope::session("s"), "Set up the integration", &schema)
                 .unwrap_err();
-            let ElicitError::SecretInForm(findings) = &error else {
+            let RefusedError::SecretInForm(findings) = &error else {
                 panic!("expected a secret refusal for {properties}, got {error:?}");
             };
             assert!(!findings.is_empty());
@@ -344,7 +344,7 @@ fn links_in_forms_are_refused_unless_allowed() {
     let error = strict
         .form_schema(Scope::session("s"), "Agree?", &link_in_description)
         .unwrap_err();
-    let ElicitError::LinkInForm(findings) = &error else {
+    let RefusedError::LinkInForm(findings) = &error else {
         panic!("{error:?}")
     };
     assert_eq!(findings.len(), 1);
@@ -360,7 +360,7 @@ fn links_in_forms_are_refused_unless_allowed() {
             &profile_schema(),
         )
         .unwrap_err();
-    let ElicitError::LinkInForm(findings) = &error else {
+    let RefusedError::LinkInForm(findings) = &error else {
         panic!("{error:?}")
     };
     assert_eq!(findings.len(), 1);
@@ -379,7 +379,7 @@ fn links_in_forms_are_refused_unless_allowed() {
             &link_in_description,
         )
         .unwrap_err();
-    let ElicitError::LinkInForm(findings) = &error else {
+    let RefusedError::LinkInForm(findings) = &error else {
         panic!("{error:?}")
     };
     assert_eq!(findings.len(), 2);
@@ -388,11 +388,11 @@ fn links_in_forms_are_refused_unless_allowed() {
     // Typed forms too.
     assert!(matches!(
         strict.form::<WithLink>(Scope::session("s"), "Agree?"),
-        Err(ElicitError::LinkInForm(_))
+        Err(RefusedError::LinkInForm(_))
     ));
     assert!(matches!(
         strict.form::<Deploy>(Scope::session("s"), "See https://example.com/notes"),
-        Err(ElicitError::LinkInForm(_))
+        Err(RefusedError::LinkInForm(_))
     ));
 
     let relaxed = elicitor(both()).allow_links_in_forms(true);
@@ -415,14 +415,14 @@ fn links_in_forms_are_refused_unless_allowed() {
             .allow_links_in_forms(true)
             .form::<WithLink>(Scope::session("s"), "Agree?")
             .unwrap_err(),
-        ElicitError::ModeNotSupported(Mode::Form)
+        RefusedError::ModeNotSupported(Mode::Form)
     );
     // And it can be turned off again.
     assert!(matches!(
         relaxed
             .allow_links_in_forms(false)
             .form::<WithLink>(Scope::session("s"), "Agree?"),
-        Err(ElicitError::LinkInForm(_))
+        Err(RefusedError::LinkInForm(_))
     ));
 }
 
@@ -440,15 +440,15 @@ fn content_rules_come_before_the_capability() {
         let elicitor = elicitor(capabilities);
         assert!(matches!(
             elicitor.form_schema(Scope::session("s"), "m", &secret),
-            Err(ElicitError::SecretInForm(_))
+            Err(RefusedError::SecretInForm(_))
         ));
         assert!(matches!(
             elicitor.form_schema(Scope::session("s"), "m", &link),
-            Err(ElicitError::LinkInForm(_))
+            Err(RefusedError::LinkInForm(_))
         ));
         assert!(matches!(
             elicitor.form::<WithLink>(Scope::session("s"), "m"),
-            Err(ElicitError::LinkInForm(_))
+            Err(RefusedError::LinkInForm(_))
         ));
     }
 }
@@ -464,7 +464,7 @@ fn schemas_a_client_may_not_read_are_refused() {
     let error = elicitor(both())
         .form_schema(Scope::session("s"), "Where?", &lenient)
         .unwrap_err();
-    let ElicitError::InvalidSchema(reason) = &error else {
+    let RefusedError::InvalidSchema(reason) = &error else {
         panic!("{error:?}")
     };
     // The schema error is the cause, reported once: as the source, not in `Display`.
@@ -481,13 +481,13 @@ fn a_null_request_id_is_never_sent() {
         elicitor
             .form::<Deploy>(null_request_scope(), "m")
             .unwrap_err(),
-        ElicitError::NullRequestId
+        RefusedError::NullRequestId
     );
     assert_eq!(
         elicitor
             .form_schema(null_request_scope(), "m", &profile_schema())
             .unwrap_err(),
-        ElicitError::NullRequestId
+        RefusedError::NullRequestId
     );
     // Checked before anything else, with every client.
     for capabilities in no_mode() {
@@ -495,13 +495,13 @@ fn a_null_request_id_is_never_sent() {
             Elicitor::new(capabilities, ConnectionId::new())
                 .form::<Deploy>(null_request_scope(), "m")
                 .unwrap_err(),
-            ElicitError::NullRequestId
+            RefusedError::NullRequestId
         );
     }
     // A string or integer request id is fine.
     assert!(elicitor.form::<Deploy>(Scope::request(0), "m").is_ok());
     assert!(elicitor.form::<Deploy>(Scope::request(""), "m").is_ok());
-    assert!(!ElicitError::NullRequestId.to_string().is_empty());
+    assert!(!RefusedError::NullRequestId.to_string().is_empty());
 }
 
 // covers: F5, F7, C7, E3, S1, U4
@@ -522,17 +522,17 @@ fn every_refusal_explains_itself() {
     assert_eq!(links.len(), 2);
     let params = CreateElicitation::from_json(&json!({})).unwrap_err();
     let mut errors = vec![
-        ElicitError::ModeNotSupported(Mode::Form),
-        ElicitError::ModeNotSupported(Mode::Url),
-        ElicitError::SecretInForm(secret.clone()),
-        ElicitError::LinkInForm(links.clone()),
-        ElicitError::NullRequestId,
-        ElicitError::InvalidParams(params.clone()),
+        RefusedError::ModeNotSupported(Mode::Form),
+        RefusedError::ModeNotSupported(Mode::Url),
+        RefusedError::SecretInForm(secret.clone()),
+        RefusedError::LinkInForm(links.clone()),
+        RefusedError::NullRequestId,
+        RefusedError::InvalidParams(params.clone()),
     ];
     #[cfg(feature = "url")]
     errors.extend([
-        ElicitError::TooManyOutstanding { limit: 7 },
-        ElicitError::RandomnessUnavailable("no entropy".to_owned()),
+        RefusedError::TooManyOutstanding { limit: 7 },
+        RefusedError::RandomnessUnavailable("no entropy".to_owned()),
     ]);
     let messages: HashSet<String> = errors.iter().map(ToString::to_string).collect();
     assert_eq!(messages.len(), errors.len());
@@ -547,7 +547,7 @@ fn every_refusal_explains_itself() {
     }
     // The wire error is transparent: its text is the error's, and not repeated as a
     // source (a params error has none of its own).
-    let error = ElicitError::InvalidParams(params.clone());
+    let error = RefusedError::InvalidParams(params.clone());
     assert_eq!(error.to_string(), params.to_string());
     assert!(error.source().is_none());
     for error in &errors[..5] {
@@ -555,9 +555,9 @@ fn every_refusal_explains_itself() {
     }
     #[cfg(feature = "url")]
     {
-        let limit = ElicitError::TooManyOutstanding { limit: 7 }.to_string();
+        let limit = RefusedError::TooManyOutstanding { limit: 7 }.to_string();
         assert!(limit.contains('7'), "{limit}");
-        let entropy = ElicitError::RandomnessUnavailable("no entropy".to_owned()).to_string();
+        let entropy = RefusedError::RandomnessUnavailable("no entropy".to_owned()).to_string();
         assert!(entropy.contains("no entropy"), "{entropy}");
     }
 }
@@ -576,7 +576,7 @@ fn url_is_refused_when_the_client_did_not_declare_it_and_never_becomes_a_form() 
             "https://github.com/login/oauth/authorize",
         )
         .unwrap_err();
-    assert_eq!(error, ElicitError::ModeNotSupported(Mode::Url));
+    assert_eq!(error, RefusedError::ModeNotSupported(Mode::Url));
     assert_eq!(error.unsupported_mode(), Some(Mode::Url));
     let text = error.to_string();
     assert!(text.contains("`url`"), "{text}");
@@ -586,7 +586,7 @@ fn url_is_refused_when_the_client_did_not_declare_it_and_never_becomes_a_form() 
         let error = elicitor(capabilities)
             .url(Scope::session("s"), "m", "https://example.com/")
             .unwrap_err();
-        assert_eq!(error, ElicitError::ModeNotSupported(Mode::Url));
+        assert_eq!(error, RefusedError::ModeNotSupported(Mode::Url));
     }
     assert!(elicitor(url_only())
         .url(Scope::session("s"), "m", "https://example.com/")
@@ -637,7 +637,7 @@ fn url_requests_carry_the_checked_url_and_a_fresh_id() {
         elicitor
             .url(null_request_scope(), "m", "https://example.com/")
             .unwrap_err(),
-        ElicitError::NullRequestId
+        RefusedError::NullRequestId
     );
 }
 
@@ -647,7 +647,7 @@ fn url_requests_carry_the_checked_url_and_a_fresh_id() {
 fn unsafe_urls_are_refused_with_the_reason() {
     let elicitor = elicitor(both());
     let unsafe_url = |url: &str| match elicitor.url(Scope::session("s"), "Sign in", url) {
-        Err(ElicitError::UnsafeUrl(reason)) => reason,
+        Err(RefusedError::UnsafeUrl(reason)) => reason,
         other => panic!("{url}: {other:?}"),
     };
     assert!(matches!(
@@ -687,7 +687,7 @@ fn unsafe_urls_are_refused_with_the_reason() {
             "https://example.com/cb?access_token=sekrit-value-123",
         )
         .unwrap_err();
-    let ElicitError::UnsafeUrl(reason) = &error else {
+    let RefusedError::UnsafeUrl(reason) = &error else {
         panic!("{error:?}")
     };
     // The broken rule is the source, said once, and never repeats the value (U3).
@@ -719,13 +719,13 @@ fn the_url_policy_is_the_one_given() {
     assert_eq!(production.url_policy(), &production_policy);
     assert!(matches!(
         production.url(Scope::session("s"), "m", "http://localhost:8080/callback"),
-        Err(ElicitError::UnsafeUrl(UnsafeUrlError::NotHttps { .. }))
+        Err(RefusedError::UnsafeUrl(UnsafeUrlError::NotHttps { .. }))
     ));
     let long = format!("https://example.com/{}", "a".repeat(100));
     assert!(dev.url(Scope::session("s"), "m", &long).is_ok());
     assert!(matches!(
         production.url(Scope::session("s"), "m", &long),
-        Err(ElicitError::UnsafeUrl(UnsafeUrlError::TooLong { .. }))
+        Err(RefusedError::UnsafeUrl(UnsafeUrlError::TooLong { .. }))
     ));
 }
 

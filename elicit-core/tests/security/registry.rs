@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use elicit_core::agent::{
-    CompletionError, ConnectionId, ElicitError, Elicitor, MemoryStore, RegistryError,
+    CompletionError, ConnectionId, Elicitor, MemoryStore, RefusedError, RegistryError,
     RegistryLimits, Store, StoreError, UrlEntry, UrlOutcome, UrlRegistry, UrlState, UserId,
 };
 use elicit_core::protocol::{
@@ -210,7 +210,7 @@ fn the_default_registry_holds_64_outstanding_per_connection() {
     assert_eq!(registry.outstanding(a.connection()), 64);
     assert_eq!(
         a.url(Scope::session("s1"), "m", URL).unwrap_err(),
-        ElicitError::TooManyOutstanding { limit: 64 }
+        RefusedError::TooManyOutstanding { limit: 64 }
     );
 }
 
@@ -226,7 +226,7 @@ fn outstanding_counts_follow_every_transition() {
     // Refused at the limit, and nothing was recorded for it.
     assert_eq!(
         a.url(Scope::session("s1"), "m", URL).unwrap_err(),
-        ElicitError::TooManyOutstanding { limit: 3 }
+        RefusedError::TooManyOutstanding { limit: 3 }
     );
     assert_eq!(registry.outstanding(a.connection()), 3);
     // Another connection has its own allowance.
@@ -706,16 +706,16 @@ fn registry_errors_say_why_and_become_the_elicitors() {
     assert!(full.source().is_none() && no_randomness.source().is_none());
 
     assert_eq!(
-        ElicitError::from(full.clone()),
-        ElicitError::TooManyOutstanding { limit: 3 }
+        RefusedError::from(full.clone()),
+        RefusedError::TooManyOutstanding { limit: 3 }
     );
     assert_eq!(
-        ElicitError::from(no_randomness),
-        ElicitError::RandomnessUnavailable("no entropy".to_owned())
+        RefusedError::from(no_randomness),
+        RefusedError::RandomnessUnavailable("no entropy".to_owned())
     );
     // The elicitor says the same thing the registry did.
     assert_eq!(
-        ElicitError::from(full.clone()).to_string(),
+        RefusedError::from(full.clone()).to_string(),
         full.to_string()
     );
 }
@@ -898,7 +898,7 @@ fn an_instance_frees_the_places_another_instance_finished_at_its_limit() {
     let before = store.len();
     assert_eq!(
         a.url(Scope::session("s1"), "m", URL).unwrap_err(),
-        ElicitError::TooManyOutstanding { limit: 2 }
+        RefusedError::TooManyOutstanding { limit: 2 }
     );
     assert_eq!(store.len(), before);
     assert_eq!(first.outstanding(a.connection()), 2);
@@ -937,7 +937,7 @@ fn a_store_that_cannot_be_read_frees_no_place() {
     // elicitation is not left in the store.
     assert_eq!(
         a.url(Scope::session("s1"), "m", URL).unwrap_err(),
-        ElicitError::TooManyOutstanding { limit: 1 }
+        RefusedError::TooManyOutstanding { limit: 1 }
     );
     assert_eq!(store.inner.len(), 1);
     store.fail_gets(false);
@@ -958,7 +958,7 @@ fn a_failing_store_refuses_everything_and_never_panics() {
     let error = a
         .url(Scope::session("s1"), "Connect your calendar", URL)
         .unwrap_err();
-    let ElicitError::Store(cause) = &error else {
+    let RefusedError::Store(cause) = &error else {
         panic!("{error:?}")
     };
     assert_eq!(
@@ -1017,8 +1017,8 @@ fn a_failing_store_refuses_everything_and_never_panics() {
 fn store_errors_say_what_failed_and_keep_the_cause() {
     let cause = StoreError::new("the database is down");
     let registry_error = RegistryError::Store(cause.clone());
-    let elicit_error = ElicitError::from(registry_error.clone());
-    assert_eq!(elicit_error, ElicitError::Store(cause.clone()));
+    let elicit_error = RefusedError::from(registry_error.clone());
+    assert_eq!(elicit_error, RefusedError::Store(cause.clone()));
     // The elicitor says the same thing the registry did; the store's error is the
     // source of both, said once.
     assert_eq!(elicit_error.to_string(), registry_error.to_string());

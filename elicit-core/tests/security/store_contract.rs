@@ -567,7 +567,7 @@ pub(crate) mod redis_store {
 
     mod registry_on_redis {
         use elicit_core::agent::{
-            CompletionError, ConnectionId, ElicitError, Elicitor, RegistryLimits, UrlEntry,
+            CompletionError, ConnectionId, Elicitor, RefusedError, RegistryLimits, UrlEntry,
             UrlOutcome, UrlRegistry, UrlState, UserId,
         };
         use elicit_core::protocol::{
@@ -595,7 +595,7 @@ pub(crate) mod redis_store {
             elicitor
         }
 
-        fn send(elicitor: &Elicitor) -> Result<String, ElicitError> {
+        fn send(elicitor: &Elicitor) -> Result<String, RefusedError> {
             elicitor
                 .url(
                     Scope::session("s1"),
@@ -679,7 +679,7 @@ pub(crate) mod redis_store {
             // Redis down: nothing is sent, nothing completes.
             let pending = send(&a).unwrap();
             server.stop();
-            assert!(matches!(send(&a), Err(ElicitError::Store(_))));
+            assert!(matches!(send(&a), Err(RefusedError::Store(_))));
             assert!(matches!(
                 a.complete(&pending, Some(&alice())),
                 Err(CompletionError::Store(_))

@@ -196,7 +196,7 @@ fn a_policy_that_wants_https_refuses_the_plain_http_page() {
             assert!(
                 matches!(
                     &refused,
-                    Err(AskError::Refused(elicit::ElicitError::UnsafeUrl(_)))
+                    Err(AskError::Refused(elicit::RefusedError::UnsafeUrl(_)))
                 ),
                 "{refused:?}"
             );

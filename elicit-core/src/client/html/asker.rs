@@ -26,7 +26,7 @@ use crate::protocol::{ElicitationCapabilities, Mode};
 ///
 /// ```
 /// use elicit_core::client::html::HtmlAsker;
-/// use elicit_core::client::{AgentIdentity, Responder};
+/// use elicit_core::client::{AgentIdentity, ClientEngine};
 /// use serde_json::json;
 ///
 /// // A "browser" that fills in 3 passes and presses Accept.
@@ -37,7 +37,7 @@ use crate::protocol::{ElicitationCapabilities, Mode};
 /// let params = json!({ "mode": "form", "sessionId": "s", "message": "Deploy?",
 ///     "requestedSchema": { "type": "object", "properties": {
 ///         "passes": { "type": "integer", "minimum": 1 } } } });
-/// let responder = Responder::new(AgentIdentity::new("deploy-bot"));
+/// let responder = ClientEngine::new(AgentIdentity::new("deploy-bot"));
 /// let answer = block_on(responder.respond(&mut asker, &params)).unwrap();
 /// assert_eq!(answer.to_json(), json!({ "action": "accept", "content": { "passes": 3 } }));
 /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {

@@ -16,7 +16,7 @@ use super::form::{FormState, FormView};
 use super::text::neutralise;
 use super::Key;
 use crate::client::{
-    AskFuture, Asker, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt, Notice, ReviewChoice,
+    AskFuture, Asker, AskerNotice, FieldAnswer, FieldPrompt, FormAnswer, FormPrompt, ReviewChoice,
     ReviewPrompt,
 };
 use crate::protocol::{ElicitationCapabilities, Mode};
@@ -29,7 +29,7 @@ use {
 /// An [`Asker`] that hands every question to a full-screen application's event loop.
 ///
 /// Made in a pair with [`Questions`], the end the event loop holds: the asker goes to
-/// the engine (a [`Responder`](crate::client::Responder), or an SDK integration's
+/// the engine (a [`ClientEngine`](crate::client::ClientEngine), or an SDK integration's
 /// client built on one), and each time the engine asks, a [`Question`] arrives at
 /// [`Questions::try_next`]. The loop draws it with [`QuestionView`] and gives it the
 /// person's keys with [`Question::handle_key`]; when the person has answered, the
@@ -46,11 +46,11 @@ use {
 ///
 /// ```
 /// use elicit_core::client::tui::{Question, TuiAsker};
-/// use elicit_core::client::{AgentIdentity, Responder};
+/// use elicit_core::client::{AgentIdentity, ClientEngine};
 /// use serde_json::json;
 ///
 /// let (mut asker, questions) = TuiAsker::new();
-/// let responder = Responder::new(AgentIdentity::new("deploy-bot"));
+/// let responder = ClientEngine::new(AgentIdentity::new("deploy-bot"));
 /// let params = json!({ "mode": "form", "sessionId": "s1", "message": "Deploy?",
 ///     "requestedSchema": { "type": "object", "properties": { "now": { "type": "boolean" } } } });
 /// // The engine waits on one thread (or task) …
@@ -299,7 +299,7 @@ impl Asker for TuiAsker {
         })
     }
 
-    fn notice(&mut self, notice: &Notice) {
+    fn notice(&mut self, notice: &AskerNotice) {
         // No event loop: nobody to tell.
         let _ = self.questions.send(Question::Notice(neutralise(notice)));
     }

@@ -26,7 +26,7 @@
 //!   Enter alone does not give it. Its outcome is a [`Consent`](super::Consent).
 //! - [`TuiAsker`] and [`Questions`]: an [`Asker`](super::Asker) whose questions arrive in
 //!   the application's event loop as [`Question`]s, drawn with [`QuestionView`]; the
-//!   person's answer goes back to the waiting [`Responder`](super::Responder) (or the
+//!   person's answer goes back to the waiting [`ClientEngine`](super::ClientEngine) (or the
 //!   rmcp and ACP integrations on it), which applies every rule a client owes.
 //!
 //! Keys are this module's own small [`Key`] enum, not a back end's event type: ratatui
