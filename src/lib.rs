@@ -295,10 +295,10 @@ pub use elicit_core::agent_client_protocol;
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub use elicit_core::axum;
-#[cfg(all(feature = "rmcp_3", feature = "agent-client-protocol", feature = "url"))]
+#[cfg(all(feature = "agent-client-protocol", feature = "url"))]
 #[cfg_attr(
     docsrs,
-    doc(cfg(all(feature = "rmcp_3", feature = "agent-client-protocol", feature = "url")))
+    doc(cfg(all(feature = "agent-client-protocol", feature = "url")))
 )]
 pub use elicit_core::bridge;
 #[cfg(feature = "rmcp_3")]

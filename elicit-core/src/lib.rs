@@ -43,10 +43,10 @@ pub mod agent_client_protocol;
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;
-#[cfg(all(feature = "rmcp_3", feature = "agent-client-protocol", feature = "url"))]
+#[cfg(all(feature = "agent-client-protocol", feature = "url"))]
 #[cfg_attr(
     docsrs,
-    doc(cfg(all(feature = "rmcp_3", feature = "agent-client-protocol", feature = "url")))
+    doc(cfg(all(feature = "agent-client-protocol", feature = "url")))
 )]
 pub mod bridge;
 pub mod client;

@@ -9,6 +9,7 @@ mod acp_agent;
 mod acp_client;
 mod acp_mcp_agent;
 mod acp_mcp_agent_http;
+mod acp_proxy;
 mod conformance_server;
 mod mcp_client;
 mod mcp_fleet;

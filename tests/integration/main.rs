@@ -10,6 +10,7 @@ mod forms;
 mod protocol_support;
 
 mod acp_client;
+mod acp_forward;
 mod acp_sdk;
 mod agent_elicitor;
 mod agent_instances;

@@ -1,9 +1,12 @@
-//! The MCP → ACP bridge: an ACP agent that hosts MCP servers puts their elicitations
-//! to the person through its own ACP client, and hands the person's answers back.
+//! Elicitations carried across a hop to the person: the MCP → ACP bridge (an ACP
+//! agent that hosts MCP servers puts their elicitations to the person through its own
+//! ACP client, and hands the person's answers back) and ACP → ACP forwarding (an ACP
+//! agent that drives another ACP agent does the same for the inner agent's; see
+//! [ACP → ACP forwarding](#acp--acp-forwarding)).
 //!
-//! Available when both `rmcp_3` (the MCP client side, rmcp 3.x) and
-//! `agent-client-protocol` (the ACP agent side, the official ACP SDK 5.x) are on, with
-//! `url` (feature `mcp-acp-bridge` of this crate turns on all three). The bridge is its
+//! The module is there with `agent-client-protocol` (the ACP agent side, the official
+//! ACP SDK 5.x) and `url`; its MCP part needs `rmcp_3` too (the MCP client side, rmcp
+//! 3.x; feature `mcp-acp-bridge` of this crate turns on all three). The bridge is its
 //! own module: it uses the agent engine ([`Elicitor`], [`ask_schema`], [`ask_url`]) and
 //! rmcp's client role, and the client engine is not involved (the person's client is
 //! the one at the other end of ACP).
@@ -75,16 +78,73 @@
 //!   the schema the bridge sent (F3), whatever the ACP client checked.
 //! - bridge → MCP server: only a validated answer, or a JSON-RPC error saying why not.
 //!
+//! # ACP → ACP forwarding
+//!
+//! An ACP agent in front of another one (a proxy, or a nested provider as goose has)
+//! is the inner agent's client: [`AcpForward`] puts the inner agent's elicitations to
+//! the outer client, the person's.
+//!
+//! ```text
+//!  inner agent ──elicitation/create──▶ ForwardHandler ──elicitation/create──▶ outer client
+//!   (session s-1)                       (scope remapped)     (session p-1)    (the person)
+//!              ◀───── answer ──────── validated answer ◀──────── answer ────
+//! ```
+//!
+//! 1. In the outer `initialize`, make the outer connection's [`Elicitor`] from what
+//!    the outer client declared, and `AcpForward::new(outer_connection, elicitor)`.
+//! 2. Connect to the inner agent with `Client.v1().with_handler(forward.handler())`,
+//!    and send it `initialize` with [`AcpForward::declare`]: the elicitation modes it
+//!    is offered are those the outer client declared (a mode the person's client
+//!    cannot show is never offered, [C1](crate::rules#c1), [C7](crate::rules#c7)).
+//! 3. For each inner session, [`AcpForward::bind_session`] it to the outer session
+//!    the outer client knows it by.
+//! 4. On the outer `session/cancel`, [`AcpForward::cancel_session`] and send
+//!    `session/cancel` on to the inner agent.
+//!
+//! | inner agent → forwarding | forwarding → outer client | Checked on the way |
+//! |---|---|---|
+//! | `elicitation/create`, JSON-RPC id | `elicitation/create` with a new outer JSON-RPC id | the params read strictly ([E1](crate::rules#e1)–[E4](crate::rules#e4), [D1](crate::rules#d1)): a malformed request is answered `-32602` and never forwarded |
+//! | `sessionId` (+ `toolCallId`) | the bound outer `sessionId` (+ the same `toolCallId`: the forwarding agent reports the inner tool calls under their ids) | a session bound to no outer one, and a `requestId` scope (a request of the inner connection), are refused with `-32602` ([E3](crate::rules#e3), [E5](crate::rules#e5)) |
+//! | `mode: "form"`, `message`, `requestedSchema` | the same, re-emitted in the inner agent's order ([D13](crate::rules#d13)) | strict schema parse (F1, F2, D2–D12); [F5](crate::rules#f5) secrets and [F7](crate::rules#f7) links refused; [C7](crate::rules#c7) a mode the outer client did not declare refused (`-32602`) |
+//! | `mode: "url"`, `elicitationId`, `url` | `mode: "url"`, a fresh `elicitationId` minted by the [`Elicitor`] and bound to the outer connection, `url` as the URL policy serialised it | [S1](crate::rules#s1) the outer [`Elicitor`]'s URL policy |
+//! | `elicitation/complete {elicitationId}` | `elicitation/complete` with the outer id, once | [U5](crate::rules#u5), [U6](crate::rules#u6): only for an id the person consented to through this forwarding; others dropped |
+//! | `$/cancel_request` for a pending `elicitation/create` | `$/cancel_request` for the outer request (the SDK sends it when the ask is dropped); the inner request answered `-32800` | — |
+//! | a custom mode | nothing: `-32602` | never offered |
+//!
+//! | outer client → forwarding | forwarding → inner agent | Checked on the way |
+//! |---|---|---|
+//! | `{action: "accept", content}` to a form | `{action: "accept", content}` | [F3](crate::rules#f3): validated against the schema the inner agent asked; an answer that fails is never forwarded (`-32603` with the problems) |
+//! | `{action: "accept"}` to a URL request | `{action: "accept"}`; the consent kept for the completion | [U3](crate::rules#u3): content ignored |
+//! | `decline`, `cancel` | the same | [R5](crate::rules#r5): an unknown action is an error, never consent |
+//! | a JSON-RPC error | the same code and message | — |
+//! | `session/cancel` | the forwarded asks of that session withdrawn (`$/cancel_request` to the outer client) and answered `cancel`; the caller sends `session/cancel` on | — |
+//!
+//! `examples/acp_proxy.rs` in the repository is a complete proxy over stdio.
+//!
 //! [`ask_schema`]: crate::agent_client_protocol::ask_schema
 //! [`ask_url`]: crate::agent_client_protocol::ask_url
 //! [`RawTap`]: crate::rmcp::client::RawTap
 
+// Without `rmcp_3` the MCP items the docs above link to are not built.
+#![cfg_attr(not(feature = "rmcp_3"), allow(rustdoc::broken_intra_doc_links))]
+
+mod acp;
+#[cfg(feature = "rmcp_3")]
 mod call;
+#[cfg(feature = "rmcp_3")]
 mod handler;
+#[cfg(feature = "rmcp_3")]
 mod schema;
 
+pub use acp::{AcpForward, ForwardHandler};
+#[cfg(feature = "rmcp_3")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp_3")))]
 pub use call::{call_tool, CallError};
+#[cfg(feature = "rmcp_3")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp_3")))]
 pub use handler::McpBridge;
+#[cfg(feature = "rmcp_3")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp_3")))]
 pub use schema::read_mcp_schema;
 
 #[cfg(doc)]
