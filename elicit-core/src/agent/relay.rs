@@ -205,7 +205,7 @@ type CompletionHook = Arc<dyn Fn(RoutedCompletion) + Send + Sync>;
 /// (`SecurePageBuilder::relay`, feature `axum`):
 ///
 /// ```no_run
-/// use elicit_core::agent::{
+/// use elicit::agent::{
 ///     RedisConfig, RedisRelay, RedisStore, RegistryLimits, RelayConfig, UrlEntry, UrlRegistry,
 /// };
 ///
@@ -220,7 +220,7 @@ type CompletionHook = Arc<dyn Fn(RoutedCompletion) + Send + Sync>;
 /// });
 /// // Where the callback of the external interaction lands, on any instance:
 /// // `relay.complete(&registry, elicitation_id, Some(&user))`.
-/// # Ok::<(), elicit_core::agent::StoreError>(())
+/// # Ok::<(), elicit::agent::StoreError>(())
 /// ```
 ///
 /// # Channels, and why pub/sub

@@ -54,7 +54,7 @@
 //! the answer (as `examples/terminal_client.rs` does) never sees it.
 //!
 //! ```no_run
-//! use elicit_core::client::{AgentIdentity, Responder, terminal::TerminalAsker};
+//! use elicit::client::{AgentIdentity, Responder, terminal::TerminalAsker};
 //! # async fn run(params: serde_json::Value) {
 //! let responder = Responder::new(AgentIdentity::new("deploy-bot"));
 //! let mut asker = TerminalAsker::new();
