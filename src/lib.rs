@@ -7,6 +7,18 @@
 //! answer comes back parsed and validated exactly as a JSON Schema 2020-12 validator
 //! would validate it.
 //!
+//! **Where to start.** Each kind of user has a page in the [`guide`], with the complete
+//! `Cargo.toml` lines (elicit's features and the SDK's own) and a complete program:
+//!
+//! - an agent on the official ACP SDK: [`guide::acp_agent`];
+//! - an MCP server on rmcp, with `#[tool_router]`/`#[tool]`: [`guide::mcp_server`];
+//! - a client (terminal, full-screen ratatui, web page, a GUI through your own
+//!   [`Asker`](client::Asker)): [`guide::client`];
+//! - a remote deployment (the secure page, several instances, Redis): [`guide::remote`].
+//!
+//! The form is a Rust type in every case; [`derive(Elicit)`](macro@Elicit) has the
+//! reference of its attributes.
+//!
 //! ```
 //! use elicit::{Elicit, Elicited, ElicitationResponse};
 //! use serde_json::json;
@@ -212,7 +224,23 @@
 //!
 //! # For client authors
 //!
-//! A client receives `elicitation/create` as JSON. [`client::check_request`] tells
+//! **The one-call path.** Give the SDK's client side an [`Asker`](client::Asker), the
+//! part that shows the questions to the person, through an `ElicitClient`:
+//! `elicit::rmcp::client::ElicitClient::new(asker)` is an rmcp client handler (feature
+//! `rmcp_3`), `elicit::agent_client_protocol::client::ElicitClient::new(asker, policy)`
+//! gives the ACP SDK's client its handler (feature `agent-client-protocol`). The client
+//! engine behind both ([`client::Responder`]) checks the request strictly (a request the
+//! client must refuse gets `-32602`, and the person is told why), keeps the agent's
+//! field order, pre-fills defaults, checks every answer before it is sent, always
+//! offers decline and cancel, reviews a URL and asks consent before anything opens,
+//! and tracks completions. Askers: `client::terminal::TerminalAsker` (feature
+//! `inquire`), `client::tui::TuiAsker` with its form widget for full-screen ratatui
+//! apps (feature `ratatui`), `client::html::HtmlAsker` (feature `html`),
+//! [`client::ScriptedAsker`] for tests, or your own. The [`guide::client`] page has
+//! the complete program.
+//!
+//! **The parts, one by one.** A client that draws everything itself still uses the
+//! same checks. A client receives `elicitation/create` as JSON. [`client::check_request`] tells
 //! whether it can be honoured or which `-32602` error to answer with
 //! ([C8](rules#c8)); [`client::FormEngine`] holds a form dialog's state (fields in the
 //! agent's order, defaults pre-filled, answers checked as they are typed, review,
@@ -285,7 +313,17 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 /// The derive that implements [`Elicit`](trait@Elicit) for a form type.
+///
+#[doc = include_str!("derive.md")]
 pub use elicit_derive::Elicit;
+
+pub mod guide;
+
+// README.md's Rust programs, compiled as doctests of the facade (with the features
+// they need on: `cargo test --doc --all-features`), so the README cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 pub use elicit_core::{agent, client, content, protocol, rules, schema, typed};
 
@@ -316,3 +354,11 @@ pub use elicit_core::{
 
 #[doc(hidden)]
 pub use elicit_core::__private;
+
+// Everything else `elicit-core` makes public, so that a module is here whenever the
+// engine is built with its feature, even when only the engine's features were turned on
+// (as in `elicit-core`'s own doctests, which are written with `elicit::`). The names
+// above shadow it; with the facade's own features it adds nothing.
+#[doc(hidden)]
+#[allow(unused_imports)]
+pub use elicit_core::*;

@@ -6,7 +6,7 @@
 //! this one together with `#[derive(Elicit)]` and pins both to the same version.
 //!
 //! ```
-//! use elicit_core::RequestedSchema;
+//! use elicit::RequestedSchema;
 //! use serde_json::json;
 //!
 //! // What an agent sends: a flat form of primitive properties (rules F1 and F2).
@@ -24,7 +24,7 @@
 //! let errors = schema.validate(&json!({ "name": "", "passes": 9 })).unwrap_err();
 //! assert_eq!(errors.len(), 2);
 //! println!("{errors}");
-//! # Ok::<(), elicit_core::SchemaError>(())
+//! # Ok::<(), elicit::SchemaError>(())
 //! ```
 //!
 //! Modules follow the data: [`schema`] (model, strict and lenient parse, wire form,

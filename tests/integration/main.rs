@@ -22,6 +22,7 @@ mod client_respond;
 mod client_tracker;
 mod client_tui;
 mod content_validate;
+mod derive_default;
 mod derive_key_order;
 mod derive_proptest;
 mod derive_schema;

@@ -185,9 +185,9 @@ impl From<RegistryError> for RefusedError {
 /// has authenticated the user, their [`UserId`].
 ///
 /// ```
-/// use elicit_core::agent::{ConnectionId, Elicitor};
-/// use elicit_core::protocol::{ElicitationCapabilities, Mode, Scope};
-/// use elicit_core::RequestedSchema;
+/// use elicit::agent::{ConnectionId, Elicitor};
+/// use elicit::protocol::{ElicitationCapabilities, Mode, Scope};
+/// use elicit::RequestedSchema;
 /// use serde_json::json;
 ///
 /// let caps = ElicitationCapabilities::from_json(Some(&json!({ "form": {} })));

@@ -23,8 +23,8 @@
 //!
 //! ```
 //! # #[cfg(feature = "url")] {
-//! use elicit_core::agent::{ConnectionId, Elicitor, UrlOutcome, UrlRegistry, UrlState, UserId};
-//! use elicit_core::protocol::{ElicitationCapabilities, ElicitationResponse, Scope};
+//! use elicit::agent::{ConnectionId, Elicitor, UrlOutcome, UrlRegistry, UrlState, UserId};
+//! use elicit::protocol::{ElicitationCapabilities, ElicitationResponse, Scope};
 //! use serde_json::json;
 //!
 //! let registry = UrlRegistry::new(); // one per agent

@@ -12,8 +12,8 @@ use crate::protocol::{Action, ElicitationResponse};
 /// agent must handle all three outcomes ([R5](crate::rules#r5)).
 ///
 /// ```
-/// use elicit_core::agent::UrlOutcome;
-/// use elicit_core::protocol::ElicitationResponse;
+/// use elicit::agent::UrlOutcome;
+/// use elicit::protocol::ElicitationResponse;
 /// use serde_json::json;
 ///
 /// let response = ElicitationResponse::from_json(&json!({

@@ -9,7 +9,7 @@ use std::fmt;
 /// attempt.
 ///
 /// ```
-/// use elicit_core::agent::Problems;
+/// use elicit::agent::Problems;
 ///
 /// let problems = Problems::new().field("date", "must be in the future");
 /// assert_eq!(problems.to_string(), "`date`: must be in the future");

@@ -148,11 +148,11 @@ impl Default for RedisConfig {
 /// instance the next request lands on: the `elicitation/create` goes out from one, the
 /// browser's callback or the secure page's submission reaches another. The
 /// [`UrlRegistry`](super::UrlRegistry) and the secure page
-/// (`elicit_core::axum::SecurePage`, feature `axum`) keep their state in a [`Store`];
+/// (`elicit::axum::SecurePage`, feature `axum`) keep their state in a [`Store`];
 /// give every instance a `RedisStore` on the same Redis and they share it.
 ///
 /// ```no_run
-/// use elicit_core::agent::{RedisConfig, RedisStore, RegistryLimits, UrlEntry, UrlRegistry};
+/// use elicit::agent::{RedisConfig, RedisStore, RegistryLimits, UrlEntry, UrlRegistry};
 /// use std::time::Duration;
 ///
 /// let config = RedisConfig::new()
@@ -163,7 +163,7 @@ impl Default for RedisConfig {
 /// // The secure page's tokens on the same connection, under a prefix of their own:
 /// // `SecurePage::builder().store(store.with_prefix::<PageTicket>("myagent:page:"))`.
 /// # let _ = registry;
-/// # Ok::<(), elicit_core::agent::StoreError>(())
+/// # Ok::<(), elicit::agent::StoreError>(())
 /// ```
 ///
 /// # What is in Redis
@@ -185,7 +185,7 @@ impl Default for RedisConfig {
 ///   two instances inserting one key exactly one is told `true`.
 /// - [`get`](Store::get) is `GET`.
 /// - [`compare_and_swap`](Store::compare_and_swap) is a Lua script (held in a static
-///   [`redis::Script`], sent as `EVALSHA` and loaded again when Redis answers
+///   [`redis::Script`](::redis::Script), sent as `EVALSHA` and loaded again when Redis answers
 ///   `NOSCRIPT`, after a restart) that reads the key, compares the stored record with
 ///   the expected one and replaces (`SET … PX`, renewing the TTL) or deletes it, all
 ///   inside Redis, where no other command runs in between. It touches one key only, as
@@ -194,7 +194,7 @@ impl Default for RedisConfig {
 /// # Failures
 ///
 /// A Redis that cannot answer is always an error ([`StoreError`], whose
-/// [`source`](std::error::Error::source) chain ends at the [`redis::RedisError`]), never
+/// [`source`](std::error::Error::source) chain ends at the [`redis::RedisError`](::redis::RedisError)), never
 /// a success; the registry and the page then refuse what was asked. Transient errors
 /// (a dropped connection, a timeout, `LOADING`, `TRYAGAIN`) are retried a bounded number
 /// of times ([`RedisConfig::attempts`], default 3) with a short backoff, while the

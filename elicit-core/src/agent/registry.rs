@@ -400,7 +400,7 @@ impl UrlRegistry {
     /// `limits`; entries are read and changed in the store only.
     ///
     /// ```
-    /// use elicit_core::agent::{MemoryStore, RegistryLimits, UrlEntry, UrlRegistry};
+    /// use elicit::agent::{MemoryStore, RegistryLimits, UrlEntry, UrlRegistry};
     ///
     /// let store: MemoryStore<UrlEntry> = MemoryStore::new();
     /// // Two instances of one agent, sharing the store.

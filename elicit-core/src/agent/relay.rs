@@ -274,7 +274,7 @@ type CompletionHook = Arc<dyn Fn(RoutedCompletion) + Send + Sync>;
 /// (`SecurePageBuilder::relay`, feature `axum`):
 ///
 /// ```no_run
-/// use elicit_core::agent::{
+/// use elicit::agent::{
 ///     RedisConfig, RedisRelay, RedisStore, RegistryLimits, RelayConfig, RelayKey, UrlEntry,
 ///     UrlRegistry,
 /// };
@@ -293,7 +293,7 @@ type CompletionHook = Arc<dyn Fn(RoutedCompletion) + Send + Sync>;
 /// });
 /// // Where the callback of the external interaction lands, on any instance:
 /// // `relay.complete(&registry, elicitation_id, Some(&user))`.
-/// # Ok::<(), elicit_core::agent::StoreError>(())
+/// # Ok::<(), elicit::agent::StoreError>(())
 /// ```
 ///
 /// # Channels, and why pub/sub

@@ -15,7 +15,7 @@
 //! win. A used-once token is a compare-and-set from "unused" to "used".
 //!
 //! ```
-//! use elicit_core::agent::{MemoryStore, Store};
+//! use elicit::agent::{MemoryStore, Store};
 //!
 //! let store: MemoryStore<u32> = MemoryStore::new();
 //! assert!(store.insert_new("k", 1)?);
@@ -25,7 +25,7 @@
 //! assert_eq!(store.get("k")?, Some(3));
 //! assert!(store.compare_and_swap("k", &3, None)?); // removed
 //! assert_eq!(store.get("k")?, None);
-//! # Ok::<(), elicit_core::agent::StoreError>(())
+//! # Ok::<(), elicit::agent::StoreError>(())
 //! ```
 
 use std::collections::HashMap;

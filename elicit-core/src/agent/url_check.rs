@@ -9,7 +9,7 @@
 //! reason, before they are sent.
 //!
 //! ```
-//! use elicit_core::agent::{UnsafeUrlError, UrlPolicy};
+//! use elicit::agent::{UnsafeUrlError, UrlPolicy};
 //!
 //! let policy = UrlPolicy::new();
 //! let url = policy

@@ -23,8 +23,8 @@
 //! use agent_client_protocol::v1::schema::InitializeRequest;
 //! use agent_client_protocol::v1::{ConnectionTo, SessionSetup};
 //! use agent_client_protocol::{Agent, Client, ConnectTo};
-//! use elicit_core::agent_client_protocol::client::ElicitClient;
-//! use elicit_core::client::{ClientPolicy, ScriptedAsker};
+//! use elicit::agent_client_protocol::client::ElicitClient;
+//! use elicit::client::{ClientPolicy, ScriptedAsker};
 //! use std::time::Duration;
 //!
 //! async fn run(agent: impl ConnectTo<Client> + 'static) -> agent_client_protocol::Result<String> {

@@ -6,7 +6,7 @@
 //!
 //! Three places in an agent built on the SDK touch elicitation, and each is one call:
 //!
-//! 1. **`initialize`**: make the connection's [`Elicitor`] from what the client
+//! 1. **`initialize`**: make the connection's [`Elicitor`](crate::Elicitor) from what the client
 //!    declared, `ElicitationCapabilities::from(&request)` ([C1](crate::rules#c1)–[C6](crate::rules#c6);
 //!    a malformed mode reads as absent).
 //! 2. **In a turn**: [`ask`] (a derived form), [`ask_schema`] (a schema built at run
@@ -48,9 +48,9 @@
 //! };
 //! use agent_client_protocol::v1::{ConnectionTo, Responder};
 //! use agent_client_protocol::{Agent, Client, ConnectTo};
-//! use elicit_core::agent::ConnectionId;
-//! use elicit_core::agent_client_protocol::{ask_schema, cancel_session};
-//! use elicit_core::{ElicitationCapabilities, Elicited, Elicitor, RequestedSchema, Scope};
+//! use elicit::agent::ConnectionId;
+//! use elicit::agent_client_protocol::{ask_schema, cancel_session};
+//! use elicit::{ElicitationCapabilities, Elicited, Elicitor, RequestedSchema, Scope};
 //! use serde_json::json;
 //!
 //! async fn serve(transport: impl ConnectTo<Agent> + 'static) -> agent_client_protocol::Result<()> {

@@ -81,15 +81,15 @@
 //! refused as soon as it is opened.
 //!
 //! ```no_run
-//! use elicit_core::agent::{ConnectionId, Elicitor, UrlOutcome, UrlPolicy, UserId};
-//! use elicit_core::axum::SecurePage;
-//! use elicit_core::protocol::ElicitationResponse;
-//! use elicit_core::{Elicit, ElicitationCapabilities, Elicited, Scope};
+//! use elicit::agent::{ConnectionId, Elicitor, UrlOutcome, UrlPolicy, UserId};
+//! use elicit::axum::SecurePage;
+//! use elicit::protocol::ElicitationResponse;
+//! use elicit::{Elicit, ElicitationCapabilities, Elicited, Scope};
 //!
 //! // `ApiKey` is a form derived with `#[derive(Elicit)] #[elicit(url_mode)]`.
 //! async fn run<ApiKey: Elicit + Send + 'static>(
 //!     capabilities: ElicitationCapabilities,
-//!     send: impl AsyncFnOnce(&elicit_core::CreateElicitation) -> ElicitationResponse,
+//!     send: impl AsyncFnOnce(&elicit::CreateElicitation) -> ElicitationResponse,
 //! ) -> Result<(), Box<dyn std::error::Error>> {
 //!     // One person's own agent on their machine: no login, one user (S6 given up).
 //!     let alice = UserId::new("alice");
@@ -147,8 +147,8 @@
 //! ```no_run
 //! use axum::routing::get;
 //! use axum::Router;
-//! use elicit_core::agent::UserId;
-//! use elicit_core::axum::SecurePage;
+//! use elicit::agent::UserId;
+//! use elicit::axum::SecurePage;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let page = SecurePage::builder()

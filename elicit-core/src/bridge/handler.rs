@@ -27,7 +27,7 @@ use crate::rmcp::client::{typed_params_to_json, RawTap};
 use crate::schema::RequestedSchema;
 use crate::typed::Elicited;
 
-/// An rmcp [`ClientHandler`] that asks every elicitation of an MCP server through an
+/// An rmcp [`ClientHandler`](::rmcp::handler::client::ClientHandler) that asks every elicitation of an MCP server through an
 /// ACP connection to the person's client: see the [module documentation](super).
 ///
 /// Cheap to clone: clones share the connection, the current tool call and the URL

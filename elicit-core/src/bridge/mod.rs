@@ -18,7 +18,7 @@
 //!
 //! # Use
 //!
-//! 1. In ACP `initialize`, make the connection's [`Elicitor`] from what the ACP client
+//! 1. In ACP `initialize`, make the connection's [`Elicitor`](crate::Elicitor) from what the ACP client
 //!    declared (`ElicitationCapabilities::from(&request)`), as any elicit agent does.
 //! 2. Connect to each MCP server with an [`McpBridge`] as rmcp's client handler:
 //!    `McpBridge::new(acp_connection, elicitor)`, then
@@ -50,8 +50,8 @@
 //! | `requestedSchema` | `requestedSchema`, re-emitted by elicit's parser | strict parse (F1, F2, D2–D4, D7, D8, D11, D12); an invalid schema is never sent: the MCP server gets `-32602` with every problem and its JSON pointer; F5: a form asking for a secret is refused the same way; F7: a link in a field is refused |
 //! | legacy `enum` + `enumNames` (M5) | `oneOf` of `{const, title}` (a titled select) | the names must line up with the values |
 //! | `pattern` | `pattern` (ACP v1 keeps it) | D7: a pattern elicit cannot enforce is refused |
-//! | `mode: "url"`, `url`, `message` | `mode: "url"`, `url` as the URL policy serialised it, `message` | S1: the agent's URL policy ([`Elicitor::with_url_policy`]); refused with `-32602` and the reason |
-//! | `elicitationId` (2025-11-25), none (2026-07-28) | a fresh `elicitationId` minted by the [`Elicitor`] (128 random bits), bound to this ACP connection and its user; the MCP id (or the call, on 2026-07-28) mapped to it | U4, E5 |
+//! | `mode: "url"`, `url`, `message` | `mode: "url"`, `url` as the URL policy serialised it, `message` | S1: the agent's URL policy ([`Elicitor::with_url_policy`](crate::Elicitor::with_url_policy)); refused with `-32602` and the reason |
+//! | `elicitationId` (2025-11-25), none (2026-07-28) | a fresh `elicitationId` minted by the [`Elicitor`](crate::Elicitor) (128 random bits), bound to this ACP connection and its user; the MCP id (or the call, on 2026-07-28) mapped to it | U4, E5 |
 //! | `notifications/elicitation/complete {elicitationId}` | `elicitation/complete {elicitationId}` with the ACP id, once | U5, S6: only for an id this bridge consented to on this connection; unknown and repeated ids are dropped |
 //! | (2026-07-28: no completion) the `tools/call` returning its final result | `elicitation/complete` for each URL consent of that call | — |
 //! | `-32042` error to `tools/call`, `data.elicitations[]` | one URL-mode `elicitation/create` per entry; after every one is consented and completed (`notifications/elicitation/complete`), the call is made once more | M4: the data must be a list of URL params |

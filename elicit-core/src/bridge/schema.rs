@@ -12,7 +12,7 @@ use crate::schema::{RequestedSchema, SchemaError, SchemaErrorKind};
 /// bridge answers the MCP server with it and never forwards the schema.
 ///
 /// ```
-/// use elicit_core::bridge::read_mcp_schema;
+/// use elicit::bridge::read_mcp_schema;
 /// use serde_json::json;
 ///
 /// let schema = read_mcp_schema(&json!({

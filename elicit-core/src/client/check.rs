@@ -82,8 +82,8 @@ impl Incoming {
 /// A custom or future mode is accepted as [`Incoming::Unknown`] ([E6](crate::rules#e6)).
 ///
 /// ```
-/// use elicit_core::client::{check_request, Incoming};
-/// use elicit_core::protocol::{ElicitationCapabilities, INVALID_PARAMS};
+/// use elicit::client::{check_request, Incoming};
+/// use elicit::protocol::{ElicitationCapabilities, INVALID_PARAMS};
 /// use serde_json::json;
 ///
 /// let caps = ElicitationCapabilities::from_json(Some(&json!({ "form": {} })));

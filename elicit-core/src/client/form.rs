@@ -392,8 +392,8 @@ impl fmt::Display for Review {
 /// The state of one form-mode dialog ([F3](crate::rules#f3), [F4](crate::rules#f4), [K1](crate::rules#k1), [K2](crate::rules#k2), [K4](crate::rules#k4), [D13](crate::rules#d13), [E6](crate::rules#e6)).
 ///
 /// ```
-/// use elicit_core::client::{AgentIdentity, FormEngine};
-/// use elicit_core::RequestedSchema;
+/// use elicit::client::{AgentIdentity, FormEngine};
+/// use elicit::RequestedSchema;
 /// use serde_json::json;
 ///
 /// let schema = RequestedSchema::from_json_lenient(&json!({

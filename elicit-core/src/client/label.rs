@@ -9,7 +9,7 @@ use std::borrow::Cow;
 /// ([K1](crate::rules#k1)).
 ///
 /// ```
-/// use elicit_core::client::readable_label;
+/// use elicit::client::readable_label;
 /// assert_eq!(readable_label("party_size", "party_size"), "Party size");
 /// assert_eq!(readable_label("party_size", "Guests"), "Guests");
 /// ```
@@ -29,7 +29,7 @@ pub fn readable_label<'a>(name: &str, label: &'a str) -> Cow<'a, str> {
 /// only (`_`).
 ///
 /// ```
-/// use elicit_core::client::readable_name;
+/// use elicit::client::readable_name;
 /// assert_eq!(readable_name("party_size"), "Party size");
 /// assert_eq!(readable_name("dateOfBirth"), "Date of birth");
 /// ```

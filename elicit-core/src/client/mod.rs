@@ -21,8 +21,8 @@
 //! - [`CompletionTracker`]: which `elicitation/complete` notifications to act on ([U6](crate::rules#u6)).
 //!
 //! ```
-//! use elicit_core::client::{check_request, AgentIdentity, FormEngine, Incoming};
-//! use elicit_core::protocol::ElicitationCapabilities;
+//! use elicit::client::{check_request, AgentIdentity, FormEngine, Incoming};
+//! use elicit::protocol::ElicitationCapabilities;
 //! use serde_json::json;
 //!
 //! // What this client declared in `initialize`.

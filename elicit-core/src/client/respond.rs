@@ -25,7 +25,7 @@ use crate::schema::ParseOptions;
 /// What a client does with the elicitations it receives, beyond the spec's rules.
 ///
 /// ```
-/// use elicit_core::client::ClientPolicy;
+/// use elicit::client::ClientPolicy;
 /// use std::time::Duration;
 ///
 /// // Answer `cancel` when the person has not finished within two minutes: the tool
@@ -98,7 +98,7 @@ impl ClientPolicy {
 ///   without asking.
 ///
 /// ```
-/// use elicit_core::client::{AgentIdentity, ClientEngine, ScriptedAsker};
+/// use elicit::client::{AgentIdentity, ClientEngine, ScriptedAsker};
 /// use serde_json::json;
 ///
 /// let responder = ClientEngine::new(AgentIdentity::new("deploy-bot"));

@@ -78,7 +78,7 @@ enum Script {
 ///   agent's order; any other form, and every URL request, is declined.
 ///
 /// ```
-/// use elicit_core::client::{FieldAnswer, ReviewChoice, ScriptedAsker, Step};
+/// use elicit::client::{FieldAnswer, ReviewChoice, ScriptedAsker, Step};
 ///
 /// let asker = ScriptedAsker::new([
 ///     Step::Field(FieldAnswer::Text("3".into())),

@@ -54,7 +54,7 @@
 //! the answer (as `examples/terminal_client.rs` does) never sees it.
 //!
 //! ```no_run
-//! use elicit_core::client::{AgentIdentity, ClientEngine, terminal::TerminalAsker};
+//! use elicit::client::{AgentIdentity, ClientEngine, terminal::TerminalAsker};
 //! # async fn run(params: serde_json::Value) {
 //! let responder = ClientEngine::new(AgentIdentity::new("deploy-bot"));
 //! let mut asker = TerminalAsker::new();

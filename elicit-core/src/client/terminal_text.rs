@@ -43,7 +43,7 @@
 //!   as it is.
 //!
 //! ```
-//! use elicit_core::client::terminal_text::{bounded, plain, verbatim};
+//! use elicit::client::terminal_text::{bounded, plain, verbatim};
 //!
 //! // An escape sequence does not act; a line break does not start a line.
 //! assert_eq!(
@@ -90,7 +90,7 @@ pub const TRUSTED_MARK: char = '\u{2503}';
 /// use [`bounded`] for a message or a description.
 ///
 /// ```
-/// use elicit_core::client::terminal_text::plain;
+/// use elicit::client::terminal_text::plain;
 /// assert_eq!(plain("OK\u{1b}[2J\u{202e}").to_string(), "OK<U+001B>[2J<U+202E>");
 /// assert_eq!(plain("  two\r\nlines ").to_string(), "two lines");
 /// ```
@@ -103,7 +103,7 @@ pub fn plain(text: impl Display) -> Plain {
 /// characters left out, white space aside.
 ///
 /// ```
-/// use elicit_core::client::terminal_text::bounded;
+/// use elicit::client::terminal_text::bounded;
 /// assert_eq!(bounded("short", 10).to_string(), "short");
 /// assert_eq!(
 ///     bounded("one two three", 7).to_string(),
@@ -119,7 +119,7 @@ pub fn bounded(text: impl Display, max_chars: usize) -> Plain {
 /// character shown as `<U+XXXX>`, so the person sees what will be sent.
 ///
 /// ```
-/// use elicit_core::client::terminal_text::verbatim;
+/// use elicit::client::terminal_text::verbatim;
 /// assert_eq!(verbatim("a  b\n").to_string(), "a  b<U+000A>");
 /// ```
 pub fn verbatim(text: impl Display) -> Plain {
@@ -206,7 +206,7 @@ impl Display for Plain {
 /// as JSON on one line, and must escape these characters its own way.
 ///
 /// ```
-/// use elicit_core::client::terminal_text::shows_as_itself;
+/// use elicit::client::terminal_text::shows_as_itself;
 /// assert!(shows_as_itself('é') && shows_as_itself(' '));
 /// assert!(!shows_as_itself('\u{9b}') && !shows_as_itself('\u{202e}') && !shows_as_itself('\t'));
 /// ```
@@ -238,8 +238,8 @@ fn is_reserved(c: char) -> bool {
 /// [K4](crate::rules#k4)).
 ///
 /// ```
-/// use elicit_core::client::terminal_text::intro_line;
-/// use elicit_core::client::{AgentIdentity, Intro};
+/// use elicit::client::terminal_text::intro_line;
+/// use elicit::client::{AgentIdentity, Intro};
 /// let agent = AgentIdentity::new("bot\u{1b}]0;pwned\u{7}");
 /// let intro = Intro { agent: &agent, message: "Go?\n\n  Address: x", scope: None };
 /// assert_eq!(intro_line(&intro), "bot<U+001B>]0;pwned<U+0007> asks: Go? Address: x");
@@ -287,8 +287,8 @@ pub fn intro_line(intro: &Intro<'_>) -> String {
 /// a long line itself and its continuation is not marked.
 ///
 /// ```
-/// use elicit_core::client::terminal_text::url_consent;
-/// use elicit_core::client::UrlReview;
+/// use elicit::client::terminal_text::url_consent;
+/// use elicit::client::UrlReview;
 /// let review = UrlReview::new("https://login.example.com/connect")?;
 /// assert_eq!(
 ///     url_consent(&review, false, None),
@@ -299,7 +299,7 @@ pub fn intro_line(intro: &Intro<'_>) -> String {
 ///      ┃ This client does not open the page itself: if you agree, open the address\n\
 ///      ┃ above in your own browser. Nothing you do there comes back through this client."
 /// );
-/// # Ok::<(), elicit_core::client::UrlError>(())
+/// # Ok::<(), elicit::client::UrlError>(())
 /// ```
 #[cfg(feature = "url")]
 pub fn url_consent(review: &super::UrlReview, styled: bool, columns: Option<usize>) -> String {

@@ -52,8 +52,8 @@ pub enum Ignored {
 /// completion only concerns the connection that received the request).
 ///
 /// ```
-/// use elicit_core::client::{Completion, CompletionTracker, Ignored};
-/// use elicit_core::protocol::CompleteElicitation;
+/// use elicit::client::{Completion, CompletionTracker, Ignored};
+/// use elicit::protocol::CompleteElicitation;
 ///
 /// let mut tracker = CompletionTracker::new();
 /// tracker.track_id("el-1");

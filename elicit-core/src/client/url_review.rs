@@ -12,7 +12,7 @@
 //! rendering only this URL as clickable ([S5](crate::rules#s5)).
 //!
 //! ```
-//! use elicit_core::client::{UrlReview, UrlWarning};
+//! use elicit::client::{UrlReview, UrlWarning};
 //! let review = UrlReview::new("https://раураl.com/login").unwrap();
 //! assert_eq!(review.full_url(), "https://xn--l-7sba6dbr.com/login");
 //! assert_eq!(review.host_unicode(), "раураl.com");
@@ -48,7 +48,7 @@ pub const MAX_REVIEWABLE_LENGTH: usize = 16 * 1024;
 /// explicit yes ([S2](crate::rules#s2)).
 ///
 /// ```
-/// use elicit_core::client::{UrlReview, UrlWarning};
+/// use elicit::client::{UrlReview, UrlWarning};
 ///
 /// // A look-alike of paypal.com, with Cyrillic letters.
 /// let review = UrlReview::new("https://раураl.com/login")?;
@@ -61,7 +61,7 @@ pub const MAX_REVIEWABLE_LENGTH: usize = 16 * 1024;
 ///
 /// // What cannot be reviewed is refused outright.
 /// assert!(UrlReview::new("javascript:alert(1)").is_err());
-/// # Ok::<(), elicit_core::client::UrlError>(())
+/// # Ok::<(), elicit::client::UrlError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlReview {

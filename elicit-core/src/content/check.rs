@@ -358,7 +358,7 @@ impl RequestedSchema {
             if p.is_required() && !seen[i] {
                 found.push((
                     i,
-                    ValidationError::new(p.name(), ValidationErrorKind::Missing),
+                    ValidationError::new(p.name(), ValidationErrorKind::missing(p.schema())),
                 ));
             }
         }
@@ -736,9 +736,10 @@ mod tests {
         let mut errors = Vec::new();
         for p in schema.properties() {
             match content.get(p.name()) {
-                None if p.is_required() => {
-                    errors.push(ValidationError::new(p.name(), ValidationErrorKind::Missing))
-                }
+                None if p.is_required() => errors.push(ValidationError::new(
+                    p.name(),
+                    ValidationErrorKind::missing(p.schema()),
+                )),
                 None => {}
                 Some(v) => {
                     check_value(p.schema().kind(), v, &mut |e| {

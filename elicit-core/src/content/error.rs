@@ -15,6 +15,14 @@ use crate::schema::error::push_pointer;
 pub enum ValidationErrorKind {
     /// A required property is absent ([V5](crate::rules#v5)).
     Missing,
+    /// A required property with a `default` is absent ([V5](crate::rules#v5)): the
+    /// `default` only pre-fills the form, the answer must still carry the value. Said
+    /// apart from [`Missing`](Self::Missing) because a serde or clap user reads
+    /// `default` as "optional"; an optional field is `Option<T>`.
+    MissingWithDefault {
+        /// The property's `default`, as declared.
+        default: Value,
+    },
     /// A present `null`: not a value, for any property ([D10](crate::rules#d10)).
     Null,
     /// The answer (the content) is not a JSON object.
@@ -119,11 +127,28 @@ pub enum ValidationErrorKind {
     },
 }
 
+impl ValidationErrorKind {
+    /// What an absent required property breaks: [`MissingWithDefault`](Self::MissingWithDefault)
+    /// when it declares a `default`, else [`Missing`](Self::Missing).
+    pub(crate) fn missing(schema: &crate::schema::PropertySchema) -> Self {
+        match schema.default_value() {
+            Some(default) => ValidationErrorKind::MissingWithDefault { default },
+            None => ValidationErrorKind::Missing,
+        }
+    }
+}
+
 impl fmt::Display for ValidationErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use ValidationErrorKind::*;
         match self {
             Missing => f.write_str("is required but missing"),
+            MissingWithDefault { default } => write!(
+                f,
+                "is required but missing: its default ({default}) only pre-fills the form, \
+                 the answer must still include it (a field that may be left out is optional, \
+                 `Option<T>` in a derived form)"
+            ),
             Null => f.write_str("is null; leave an optional field out instead of sending null"),
             NotAnObject { found } => write!(f, "the answer must be a JSON object, found {found}"),
             WrongType { expected, found } => write!(f, "must be {expected}, found {found}"),

@@ -128,7 +128,7 @@ impl RequestedSchema {
     /// schema does not declare are allowed ([V5](crate::rules#v5), [D9](crate::rules#d9)).
     ///
     /// ```
-    /// use elicit_core::RequestedSchema;
+    /// use elicit::RequestedSchema;
     /// use serde_json::json;
     /// let schema = RequestedSchema::from_json(&json!({
     ///     "type": "object",

@@ -106,7 +106,7 @@ pub(crate) fn read_meta(obj: &Map<String, Value>) -> Option<Meta> {
 /// ([C1](crate::rules#c1)–[C6](crate::rules#c6)).
 ///
 /// ```
-/// use elicit_core::protocol::{ElicitationCapabilities, Mode};
+/// use elicit::protocol::{ElicitationCapabilities, Mode};
 /// use serde_json::json;
 ///
 /// // C2: no member, no elicitation at all.

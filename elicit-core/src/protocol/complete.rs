@@ -14,13 +14,13 @@ use crate::schema::Meta;
 /// ([U5](crate::rules#u5)). The client ignores unknown or already-completed ids ([U6](crate::rules#u6)).
 ///
 /// ```
-/// use elicit_core::protocol::CompleteElicitation;
+/// use elicit::protocol::CompleteElicitation;
 /// use serde_json::json;
 ///
 /// let done = CompleteElicitation::new("el-42");
 /// assert_eq!(done.to_json(), json!({ "elicitationId": "el-42" }));
 /// assert_eq!(CompleteElicitation::from_json(&done.to_json())?, done);
-/// # Ok::<(), elicit_core::protocol::ParamsError>(())
+/// # Ok::<(), elicit::protocol::ParamsError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompleteElicitation {

@@ -246,8 +246,8 @@ enum Body {
 /// one-time token (the secure page's do), and `Debug` output ends up in logs.
 ///
 /// ```
-/// use elicit_core::protocol::{CreateElicitation, ModeParams, Scope};
-/// use elicit_core::RequestedSchema;
+/// use elicit::protocol::{CreateElicitation, ModeParams, Scope};
+/// use elicit::RequestedSchema;
 /// use serde_json::json;
 ///
 /// let schema = RequestedSchema::from_json(&json!({

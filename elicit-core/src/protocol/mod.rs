@@ -7,8 +7,8 @@
 //! `acp` converts to and from the official `agent-client-protocol-schema` types.
 //!
 //! ```
-//! use elicit_core::protocol::{CreateElicitation, ElicitationCapabilities, Mode, Scope};
-//! use elicit_core::RequestedSchema;
+//! use elicit::protocol::{CreateElicitation, ElicitationCapabilities, Mode, Scope};
+//! use elicit::RequestedSchema;
 //! use serde_json::json;
 //!
 //! // From `initialize`: what the client declared (C1-C6).
@@ -21,7 +21,7 @@
 //! }))?;
 //! let request = CreateElicitation::form(Scope::tool_call("s1", "call-3"), "Proceed?", schema);
 //! assert_eq!(request.to_json()["toolCallId"], "call-3");
-//! # Ok::<(), elicit_core::SchemaError>(())
+//! # Ok::<(), elicit::SchemaError>(())
 //! ```
 
 #[cfg(feature = "acp")]

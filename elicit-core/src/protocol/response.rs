@@ -58,7 +58,7 @@ impl fmt::Display for Action {
 /// malformed `_meta` reads as absent ([C6](crate::rules#c6)).
 ///
 /// ```
-/// use elicit_core::protocol::{Action, ElicitationResponse};
+/// use elicit::protocol::{Action, ElicitationResponse};
 /// use serde_json::json;
 ///
 /// let declined = ElicitationResponse::from_json(&json!({
@@ -70,7 +70,7 @@ impl fmt::Display for Action {
 /// let response = ElicitationResponse::from_json(&custom)?;
 /// assert_eq!(response.action(), &Action::Other("_defer".into()));
 /// assert_eq!(response.to_json(), custom); // E6
-/// # Ok::<(), elicit_core::protocol::ResponseError>(())
+/// # Ok::<(), elicit::protocol::ResponseError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitationResponse {

@@ -17,8 +17,8 @@
 //! versions.
 //!
 //! ```
-//! use elicit_core::protocol::{AcpVersion, CreateElicitation, Scope};
-//! use elicit_core::RequestedSchema;
+//! use elicit::protocol::{AcpVersion, CreateElicitation, Scope};
+//! use elicit::RequestedSchema;
 //! use serde_json::json;
 //!
 //! let schema = RequestedSchema::from_json(&json!({ "type": "object", "properties": {

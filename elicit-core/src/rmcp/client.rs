@@ -1,10 +1,10 @@
-//! The client side of rmcp 3.x: an rmcp [`ClientHandler`] that answers every
+//! The client side of rmcp 3.x: an rmcp [`ClientHandler`](::rmcp::handler::client::ClientHandler) that answers every
 //! `elicitation/create` a server sends through the client engine
 //! ([`ClientEngine`]) and an [`Asker`].
 //!
 //! ```no_run
-//! use elicit_core::client::ScriptedAsker;
-//! use elicit_core::rmcp::client::{ElicitClient, RawTap};
+//! use elicit::client::ScriptedAsker;
+//! use elicit::rmcp::client::{ElicitClient, RawTap};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut child = tokio::process::Command::new("my-mcp-server")
@@ -126,7 +126,7 @@ use crate::client::{AgentIdentity, Asker, AskerNotice, ClientEngine, ClientPolic
 use crate::protocol::mcp::{ELICITATION_COMPLETE_NOTIFICATION, ELICITATION_CREATE};
 use crate::protocol::{ElicitationCapabilities, JsonRpcError, Mode};
 
-/// An rmcp [`ClientHandler`] that answers elicitations through an [`Asker`]: see the
+/// An rmcp [`ClientHandler`](::rmcp::handler::client::ClientHandler) that answers elicitations through an [`Asker`]: see the
 /// [module documentation](self).
 pub struct ElicitClient<A> {
     asker: tokio::sync::Mutex<A>,
@@ -208,8 +208,8 @@ impl<A: Asker + 'static> ElicitClient<A> {
     /// transport failed, the server refused, …).
     ///
     /// ```no_run
-    /// use elicit_core::client::ScriptedAsker;
-    /// use elicit_core::rmcp::client::ElicitClient;
+    /// use elicit::client::ScriptedAsker;
+    /// use elicit::rmcp::client::ElicitClient;
     ///
     /// // Any transport rmcp takes: here a byte stream (a child's pipes, a socket);
     /// // rmcp's `StreamableHttpClientTransport` for a server over HTTP.
@@ -299,8 +299,8 @@ impl<A: Asker + 'static> ElicitClient<A> {
     ///   its list of older versions (rmcp's, `-32022`) is reached by `connect` only.
     ///
     /// ```
-    /// use elicit_core::client::ScriptedAsker;
-    /// use elicit_core::rmcp::client::ElicitClient;
+    /// use elicit::client::ScriptedAsker;
+    /// use elicit::rmcp::client::ElicitClient;
     /// use rmcp::model::ProtocolVersion;
     /// use rmcp::ClientLifecycleMode;
     ///

@@ -20,45 +20,25 @@
 //!   and the body goes on to the next question, or to its end.
 //!
 //! ```no_run
-//! use elicit_core::rmcp::dialog::Dialog;
-//! use elicit_core::rmcp::input::{RoundKey, Rounds};
-//! use elicit_core::Elicited;
+//! use elicit::rmcp::dialog::Dialog;
+//! use elicit::rmcp::input::{RoundKey, Rounds};
+//! use elicit::Elicited;
 //! use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
 //! use rmcp::ErrorData;
-//! # use std::sync::OnceLock;
-//! # use elicit_core::{Elicit, RequestedSchema, ValidationErrors};
-//! # use serde_json::{json, Value};
-//! # #[derive(Debug)]
-//! # struct Booking { party_size: u8 }
-//! # impl Elicit for Booking {
-//! #     fn requested_schema() -> &'static RequestedSchema {
-//! #         static SCHEMA: OnceLock<RequestedSchema> = OnceLock::new();
-//! #         SCHEMA.get_or_init(|| RequestedSchema::from_json(&json!({ "type": "object",
-//! #             "required": ["party_size"], "properties": { "party_size": {
-//! #             "type": "integer", "minimum": 1, "maximum": 12 } } })).unwrap())
-//! #     }
-//! #     fn from_content(content: &Value) -> Result<Self, ValidationErrors> {
-//! #         Self::requested_schema().validate(content)?;
-//! #         Ok(Booking { party_size: content["party_size"].as_u64().unwrap_or(1) as u8 })
-//! #     }
-//! #     fn to_content(&self) -> Value { json!({ "party_size": self.party_size }) }
-//! # }
-//! # #[derive(Debug)]
-//! # struct Confirm { confirm: bool }
-//! # impl Elicit for Confirm {
-//! #     fn requested_schema() -> &'static RequestedSchema {
-//! #         static SCHEMA: OnceLock<RequestedSchema> = OnceLock::new();
-//! #         SCHEMA.get_or_init(|| RequestedSchema::from_json(&json!({ "type": "object",
-//! #             "required": ["confirm"], "properties": { "confirm": { "type": "boolean" } } })).unwrap())
-//! #     }
-//! #     fn from_content(content: &Value) -> Result<Self, ValidationErrors> {
-//! #         Self::requested_schema().validate(content)?;
-//! #         Ok(Confirm { confirm: content["confirm"] == true })
-//! #     }
-//! #     fn to_content(&self) -> Value { json!({ "confirm": self.confirm }) }
-//! # }
-//! // With the `elicit` facade: `#[derive(Elicit)] struct Booking { party_size: u8 }`, and
-//! // `#[derive(Elicit)] struct Confirm { confirm: bool }`.
+//! use elicit::Elicit;
+//!
+//! #[derive(Elicit, Debug)]
+//! struct Booking {
+//!     /// How many people
+//!     #[elicit(minimum = 1, maximum = 12)]
+//!     party_size: u8,
+//! }
+//!
+//! #[derive(Elicit, Debug)]
+//! struct Confirm {
+//!     /// Pay the deposit and book
+//!     confirm: bool,
+//! }
 //!
 //! async fn book_table(rounds: &Rounds, dialog: Dialog) -> Result<CallToolResponse, ErrorData> {
 //!     dialog.run(rounds, async {

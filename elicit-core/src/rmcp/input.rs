@@ -5,31 +5,16 @@
 //! derived form works there too:
 //!
 //! ```no_run
-//! use elicit_core::agent::AskError;
-//! use elicit_core::rmcp::input;
-//! use elicit_core::{Elicit, Elicited};
+//! use elicit::agent::AskError;
+//! use elicit::rmcp::input;
+//! use elicit::{Elicit, Elicited};
 //! use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, InputRequests, InputRequiredResult};
 //! use rmcp::service::{RequestContext, RoleServer};
-//! # use std::sync::OnceLock;
-//! # use elicit_core::{RequestedSchema, ValidationErrors};
-//! # use serde_json::{json, Value};
-//! # #[derive(Debug)]
-//! # struct Deploy { confirm: bool }
-//! # impl Elicit for Deploy {
-//! #     fn requested_schema() -> &'static RequestedSchema {
-//! #         static SCHEMA: OnceLock<RequestedSchema> = OnceLock::new();
-//! #         SCHEMA.get_or_init(|| {
-//! #             let json = json!({ "type": "object", "required": ["confirm"],
-//! #                 "properties": { "confirm": { "type": "boolean", "title": "Deploy now" } } });
-//! #             RequestedSchema::from_json(&json).expect("a valid schema")
-//! #         })
-//! #     }
-//! #     fn from_content(content: &Value) -> Result<Self, ValidationErrors> {
-//! #         Self::requested_schema().validate(content)?;
-//! #         Ok(Deploy { confirm: content["confirm"] == true })
-//! #     }
-//! #     fn to_content(&self) -> Value { json!({ "confirm": self.confirm }) }
-//! # }
+//! #[derive(Elicit, Debug)]
+//! struct Deploy {
+//!     /// Deploy now
+//!     confirm: bool,
+//! }
 //!
 //! fn deploy(
 //!     request: &CallToolRequestParams,
@@ -68,28 +53,17 @@
 //! The retry can land on any instance with that key:
 //!
 //! ```no_run
-//! # use elicit_core::rmcp::input::{RoundError, RoundKey, RoundRequest, Rounds};
-//! # use elicit_core::Elicited;
+//! # use elicit::rmcp::input::{RoundError, RoundKey, RoundRequest, Rounds};
+//! # use elicit::Elicited;
 //! # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
 //! # use rmcp::service::{RequestContext, RoleServer};
 //! # use rmcp::ErrorData;
-//! # use std::sync::OnceLock;
-//! # use elicit_core::{Elicit, RequestedSchema, ValidationErrors};
-//! # use serde_json::{json, Value};
-//! # #[derive(Debug)]
-//! # struct Name(String);
-//! # impl Elicit for Name {
-//! #     fn requested_schema() -> &'static RequestedSchema {
-//! #         static SCHEMA: OnceLock<RequestedSchema> = OnceLock::new();
-//! #         SCHEMA.get_or_init(|| RequestedSchema::from_json(&json!({ "type": "object",
-//! #             "required": ["name"], "properties": { "name": { "type": "string" } } })).unwrap())
-//! #     }
-//! #     fn from_content(content: &Value) -> Result<Self, ValidationErrors> {
-//! #         Self::requested_schema().validate(content)?;
-//! #         Ok(Name(content["name"].as_str().unwrap_or_default().to_owned()))
-//! #     }
-//! #     fn to_content(&self) -> Value { json!({ "name": self.0 }) }
-//! # }
+//! # use elicit::Elicit;
+//! #[derive(Elicit, Debug)]
+//! struct Name {
+//!     /// Your name
+//!     name: String,
+//! }
 //! fn greet(
 //!     rounds: &Rounds,
 //!     request: &CallToolRequestParams,

@@ -7,31 +7,15 @@
 //! Rust value, or the user's decline or cancel:
 //!
 //! ```no_run
-//! use elicit_core::agent::AskError;
-//! use elicit_core::rmcp::ask;
-//! use elicit_core::{Elicit, Elicited};
+//! use elicit::agent::AskError;
+//! use elicit::rmcp::ask;
+//! use elicit::{Elicit, Elicited};
 //! use rmcp::service::{Peer, RoleServer};
-//! # use std::sync::OnceLock;
-//! # use elicit_core::{RequestedSchema, ValidationErrors};
-//! # use serde_json::{json, Value};
-//! # #[derive(Debug)]
-//! # struct Deploy { confirm: bool }
-//! # impl Elicit for Deploy {
-//! #     fn requested_schema() -> &'static RequestedSchema {
-//! #         static SCHEMA: OnceLock<RequestedSchema> = OnceLock::new();
-//! #         SCHEMA.get_or_init(|| {
-//! #             let json = json!({ "type": "object", "required": ["confirm"],
-//! #                 "properties": { "confirm": { "type": "boolean", "title": "Deploy now" } } });
-//! #             RequestedSchema::from_json(&json).expect("a valid schema")
-//! #         })
-//! #     }
-//! #     fn from_content(content: &Value) -> Result<Self, ValidationErrors> {
-//! #         Self::requested_schema().validate(content)?;
-//! #         Ok(Deploy { confirm: content["confirm"] == true })
-//! #     }
-//! #     fn to_content(&self) -> Value { json!({ "confirm": self.confirm }) }
-//! # }
-//! // With the `elicit` facade: `#[derive(Elicit)] struct Deploy { confirm: bool }`.
+//! #[derive(Elicit, Debug)]
+//! struct Deploy {
+//!     /// Deploy now
+//!     confirm: bool,
+//! }
 //!
 //! async fn deploy(peer: &Peer<RoleServer>) -> Result<String, AskError> {
 //!     match ask::<Deploy>(peer, "Deploy to production?").await? {
@@ -269,9 +253,9 @@ impl PeerElicitor {
     /// carried it.
     ///
     /// ```no_run
-    /// # async fn run(elicitor: &elicit_core::rmcp::PeerElicitor) -> Result<(), Box<dyn std::error::Error>> {
-    /// use elicit_core::protocol::mcp::McpSchema;
-    /// use elicit_core::RequestedSchema;
+    /// # async fn run(elicitor: &elicit::rmcp::PeerElicitor) -> Result<(), Box<dyn std::error::Error>> {
+    /// use elicit::protocol::mcp::McpSchema;
+    /// use elicit::RequestedSchema;
     /// use serde_json::json;
     ///
     /// let schema = RequestedSchema::from_json(&json!({ "type": "object", "properties": {

@@ -268,7 +268,7 @@ impl std::error::Error for CompleteError {
 }
 
 /// The `-32042` error telling the client that the request needs these URL
-/// elicitations first ([M4](crate::rules#m4)), as rmcp's [`ErrorData`]: return it from
+/// elicitations first ([M4](crate::rules#m4)), as rmcp's [`ErrorData`](https://docs.rs/rmcp/3/rmcp/model/struct.ErrorData.html): return it from
 /// a tool handler. Make each with [`PeerElicitor::prepare_url`], which registers it so
 /// that it can complete later on this connection ([U5](crate::rules#u5)).
 pub fn url_elicitation_required(message: impl Into<String>, pending: &[PendingUrl]) -> ErrorData {

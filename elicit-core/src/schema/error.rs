@@ -19,7 +19,7 @@ impl SchemaError {
     /// offending member, empty for the root, and what is wrong with it.
     ///
     /// ```
-    /// # use elicit_core::schema::{RequestedSchema, SchemaErrorKind};
+    /// # use elicit::schema::{RequestedSchema, SchemaErrorKind};
     /// let error = RequestedSchema::from_json(&serde_json::json!({
     ///     "type": "object",
     ///     "properties": { "n": { "type": "integer", "minimum": 5, "maximum": 1 } },

@@ -68,7 +68,7 @@ pub type Meta = Map<String, Value>;
 /// (what a client uses), or get one from a type with `#[derive(Elicit)]`.
 ///
 /// ```
-/// use elicit_core::RequestedSchema;
+/// use elicit::RequestedSchema;
 /// use serde_json::json;
 ///
 /// // A property type from a future protocol version.
@@ -90,7 +90,7 @@ pub type Meta = Map<String, Value>;
 /// assert!(!schema.is_renderable());
 /// assert_eq!(schema.unenforced()[0].property, "where");
 /// assert_eq!(schema.to_json(), sent); // kept byte for byte
-/// # Ok::<(), elicit_core::SchemaError>(())
+/// # Ok::<(), elicit::SchemaError>(())
 /// ```
 #[derive(Debug)]
 pub struct RequestedSchema {
@@ -716,7 +716,7 @@ impl BooleanSchema {
 /// data for a derived schema, parsed data for a parsed one; it reads as a slice.
 ///
 /// ```
-/// use elicit_core::schema::{Options, Text};
+/// use elicit::schema::{Options, Text};
 ///
 /// static SIZES: [Text; 2] = [Text::from_static("s"), Text::from_static("m")];
 /// let options = Options::untitled(&SIZES);

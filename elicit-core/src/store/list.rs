@@ -26,7 +26,7 @@ use super::text::Attach;
 /// count).
 ///
 /// ```
-/// use elicit_core::schema::{List, Text};
+/// use elicit::schema::{List, Text};
 ///
 /// static ITEMS: [Text; 2] = [Text::from_static("red"), Text::from_static("green")];
 /// static COLOURS: List<Text> = List::from_static(&ITEMS);

@@ -31,7 +31,7 @@ use std::sync::Arc;
 /// byte); comparisons read its bytes and cost nothing more.
 ///
 /// ```
-/// use elicit_core::schema::Text;
+/// use elicit::schema::Text;
 ///
 /// const NAME: Text = Text::from_static("email");
 /// let owned = Text::from(String::from("email"));

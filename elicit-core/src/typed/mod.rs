@@ -114,7 +114,7 @@ pub trait Elicit: Sized {
 /// on `#[derive(Elicit)]` is a compile error on that literal.
 ///
 /// ```
-/// use elicit_core::typed::{Field, Shape, MAX_SAFE_INTEGER};
+/// use elicit::typed::{Field, Shape, MAX_SAFE_INTEGER};
 ///
 /// assert_eq!(MAX_SAFE_INTEGER, 9_007_199_254_740_991);
 /// let Shape::Integer { min, max } = <u64 as Field>::SHAPE else { unreachable!() };

@@ -813,9 +813,10 @@ fn field_checked<T: Field>(
     let Some(value) = value else {
         let absent = T::absent();
         if absent.is_none() {
-            errors
-                .0
-                .push(ValidationError::new(name, ValidationErrorKind::Missing));
+            errors.0.push(ValidationError::new(
+                name,
+                ValidationErrorKind::missing(property.schema()),
+            ));
         }
         return absent;
     };

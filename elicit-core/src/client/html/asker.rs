@@ -25,8 +25,8 @@ use crate::protocol::{ElicitationCapabilities, Mode};
 /// client's own chrome, not a page the agent's text can style.
 ///
 /// ```
-/// use elicit_core::client::html::HtmlAsker;
-/// use elicit_core::client::{AgentIdentity, ClientEngine};
+/// use elicit::client::html::HtmlAsker;
+/// use elicit::client::{AgentIdentity, ClientEngine};
 /// use serde_json::json;
 ///
 /// // A "browser" that fills in 3 passes and presses Accept.

@@ -12,8 +12,8 @@
 //! ([R1](crate::rules#r1)), and [`HtmlForm::refill`] shows the page again with each error beside its field.
 //!
 //! ```
-//! use elicit_core::client::html::{parse_submission, render, Submission};
-//! use elicit_core::RequestedSchema;
+//! use elicit::client::html::{parse_submission, render, Submission};
+//! use elicit::RequestedSchema;
 //! use serde_json::json;
 //!
 //! let schema = RequestedSchema::from_json(&json!({
@@ -37,7 +37,7 @@
 //! let errors = parse_submission(&schema, body).unwrap_err();
 //! assert_eq!(errors.errors()[0].pointer(), "/passes");
 //! let submission = Submission::parse(&schema, body);
-//! let again = elicit_core::client::html::HtmlForm::new(&schema).refill(&submission).render();
+//! let again = elicit::client::html::HtmlForm::new(&schema).refill(&submission).render();
 //! assert!(again.contains("must be at most 5"));
 //!
 //! // Decline works whatever the fields hold (K1, R1).

@@ -16,9 +16,9 @@ use crate::schema::{FormatSpec, Options, Property, PropertyKind, RequestedSchema
 /// The options of an HTML form; [`render`](super::render) is `HtmlForm::new(schema).render()`.
 ///
 /// ```
-/// use elicit_core::client::html::HtmlForm;
-/// use elicit_core::client::AgentIdentity;
-/// use elicit_core::RequestedSchema;
+/// use elicit::client::html::HtmlForm;
+/// use elicit::client::AgentIdentity;
+/// use elicit::RequestedSchema;
 /// use serde_json::json;
 ///
 /// let schema = RequestedSchema::from_json(&json!({
@@ -33,7 +33,7 @@ use crate::schema::{FormatSpec, Options, Property, PropertyKind, RequestedSchema
 ///     .render();
 /// assert!(page.contains("Deploy Bot (deploy-bot)"));
 /// assert!(page.contains(r#"action="/elicitations/42""#));
-/// # Ok::<(), elicit_core::SchemaError>(())
+/// # Ok::<(), elicit::SchemaError>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]

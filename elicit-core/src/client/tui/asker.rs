@@ -45,8 +45,8 @@ use {
 /// hears `cancel`.
 ///
 /// ```
-/// use elicit_core::client::tui::{Question, TuiAsker};
-/// use elicit_core::client::{AgentIdentity, ClientEngine};
+/// use elicit::client::tui::{Question, TuiAsker};
+/// use elicit::client::{AgentIdentity, ClientEngine};
 /// use serde_json::json;
 ///
 /// let (mut asker, questions) = TuiAsker::new();
@@ -64,7 +64,7 @@ use {
 ///     }
 /// };
 /// assert!(matches!(question, Question::Form(_)));
-/// assert!(question.handle_key(elicit_core::client::tui::Key::Esc));
+/// assert!(question.handle_key(elicit::client::tui::Key::Esc));
 /// let response = engine.join().unwrap().unwrap();
 /// assert_eq!(response.to_json(), json!({ "action": "cancel" }));
 /// # fn futures_block_on<F: std::future::Future>(f: F) -> F::Output {

@@ -47,9 +47,9 @@
 //! screen but its own text ([S5](crate::rules#s5)).
 //!
 //! ```
-//! use elicit_core::client::tui::{FormState, FormView, Key};
-//! use elicit_core::client::{AgentIdentity, FormAnswer, FormEngine};
-//! use elicit_core::RequestedSchema;
+//! use elicit::client::tui::{FormState, FormView, Key};
+//! use elicit::client::{AgentIdentity, FormAnswer, FormEngine};
+//! use elicit::RequestedSchema;
 //! use ratatui_core::{buffer::Buffer, layout::Rect, widgets::StatefulWidget};
 //! use serde_json::json;
 //!

@@ -98,8 +98,8 @@ impl std::error::Error for ConversionError {}
 /// same to every MCP version and cannot be misread by an ACP peer.
 ///
 /// ```
-/// use elicit_core::protocol::mcp::McpElicitationCapabilities;
-/// use elicit_core::protocol::Mode;
+/// use elicit::protocol::mcp::McpElicitationCapabilities;
+/// use elicit::protocol::Mode;
 /// use serde_json::json;
 ///
 /// let caps = McpElicitationCapabilities::from_json(Some(&json!({})));
@@ -297,7 +297,7 @@ pub struct McpSchema {
 /// exists in the MCP dialect only.
 ///
 /// ```
-/// use elicit_core::protocol::mcp::TitledSelect;
+/// use elicit::protocol::mcp::TitledSelect;
 ///
 /// assert_eq!(TitledSelect::for_protocol_version("2025-06-18"), TitledSelect::LegacyEnumNames);
 /// assert_eq!(TitledSelect::for_protocol_version("2025-11-25"), TitledSelect::OneOf);
@@ -400,8 +400,8 @@ impl McpSchema {
     /// schema has no titled single-select of that name.
     ///
     /// ```
-    /// use elicit_core::protocol::mcp::McpSchema;
-    /// use elicit_core::RequestedSchema;
+    /// use elicit::protocol::mcp::McpSchema;
+    /// use elicit::RequestedSchema;
     /// use serde_json::json;
     ///
     /// let schema = RequestedSchema::from_json(&json!({ "type": "object", "properties": {

@@ -105,7 +105,7 @@ impl RequestedSchema {
     /// problem found, each with its JSON pointer.
     ///
     /// ```
-    /// use elicit_core::RequestedSchema;
+    /// use elicit::RequestedSchema;
     /// let schema = RequestedSchema::from_json(&serde_json::json!({
     ///     "type": "object",
     ///     "properties": { "name": { "type": "string", "minLength": 1 } },
