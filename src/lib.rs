@@ -227,9 +227,9 @@
 //! **The one-call path.** Give the SDK's client side an [`Asker`](client::Asker), the
 //! part that shows the questions to the person, through an `ElicitClient`:
 //! `elicit::rmcp::client::ElicitClient::new(asker)` is an rmcp client handler (feature
-//! `rmcp_3`), `elicit::agent_client_protocol::client::ElicitClient::new(asker, policy)`
-//! gives the ACP SDK's client its handler (feature `agent-client-protocol`). The client
-//! engine behind both ([`client::Responder`]) checks the request strictly (a request the
+//! `rmcp_3`), `elicit::agent_client_protocol::client::ElicitClient::new(asker)` is the
+//! ACP SDK's client handler (feature `agent-client-protocol`); both take
+//! `.with_policy(policy)`. The client engine behind both ([`client::ClientEngine`]) checks the request strictly (a request the
 //! client must refuse gets `-32602`, and the person is told why), keeps the agent's
 //! field order, pre-fills defaults, checks every answer before it is sent, always
 //! offers decline and cancel, reviews a URL and asks consent before anything opens,

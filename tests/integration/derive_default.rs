@@ -41,7 +41,7 @@ fn a_field_with_a_default_stays_required_and_the_error_says_why() {
     assert!(said.contains("`Option<T>`"), "{said}");
 
     // The runtime validation of the same schema says the same.
-    let runtime = RequestedSchema::from_json(&schema).unwrap();
+    let runtime = RequestedSchema::from_json(schema).unwrap();
     let errors = runtime.validate(&json!({})).unwrap_err();
     assert_eq!(errors.errors()[0].kind, error.kind);
 }
