@@ -74,9 +74,17 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
 /// another began.
 ///
 /// Its [`id`](Self::id), a digest of the key, travels in the clear in each state, so a
-/// state from another key is told apart from a tampered one (why this reveals nothing
-/// of the key: see the [module docs](self#what-travels-in-the-clear)). `Debug` never
-/// shows the key.
+/// state from another key is told apart from a tampered one. `Debug` never shows the
+/// key.
+///
+/// The id stays in the clear on purpose: it only selects which of the keys in rotation
+/// ([`Rounds::also_opening`]) opens a state. It is a truncated SHA-256 of the key under
+/// a domain of its own, so it reveals nothing of the key (finding the key from it is a
+/// preimage search on 256 random bits), and it is authenticated with the ciphertext.
+/// What it tells an observer, that two states were sealed under the same key, any
+/// observer of one deployment knows already. Everything else a state holds (the asked
+/// inputs, the request's and the user's digests, the expiry, the round id, the carried
+/// data) is inside the ciphertext.
 #[derive(Clone)]
 pub struct RoundKey {
     bytes: [u8; 32],
@@ -210,8 +218,8 @@ impl UsedRound {
 /// A [`MemoryStore`](crate::agent::MemoryStore) never expires anything, so each record
 /// is removed by the instance that wrote it on a later call, once the round has
 /// expired: the store holds at most the rounds opened within one TTL. `RedisStore`
-/// expires keys itself: give it a TTL ([`RedisConfig::ttl`](crate::agent::RedisConfig::ttl))
-/// at least as long as the rounds' ([`Rounds::with_ttl`]), else a record could vanish
+/// expires keys itself: give it a TTL (`RedisConfig::ttl`, feature `redis`) at least
+/// as long as the rounds' ([`Rounds::with_ttl`]), else a record could vanish
 /// while its state still opens.
 #[cfg(feature = "url")]
 pub struct UsedRounds {
