@@ -178,7 +178,8 @@ fn start_server() -> (SocketAddr, String) {
             .build()
             .expect("a runtime");
         runtime.block_on(async move {
-            let rounds = Rounds::new(RoundKey::from_bytes([9; 32]));
+            // The bench's clients are not authenticated: rounds without a user.
+            let rounds = Rounds::new(RoundKey::from_bytes([9; 32])).anonymous();
             let service = StreamableHttpService::new(
                 move || {
                     Ok(Server {
@@ -249,7 +250,7 @@ async fn measure(
 /// CPU seconds of this thread per seal + open of one round's state, as `Dialog` makes
 /// it after the 40-field form was answered (the carried answer, one question asked).
 fn seal_and_open() -> f64 {
-    let rounds = Rounds::new(RoundKey::from_bytes([9; 32]));
+    let rounds = Rounds::new(RoundKey::from_bytes([9; 32])).anonymous();
     let request = RoundRequest::new("tools/call", "ask_twice", None);
     let carried = json!({
         "settled": [{ "q": "0123456789abcdef0123456789abcdef",

@@ -627,8 +627,11 @@ fn exit(message: &str) -> ! {
 
 async fn serve(addr: SocketAddr) -> Result<(), Box<dyn std::error::Error>> {
     // One key per run: every round of this process opens with it. Instances of one
-    // deployment would share it (RoundKey::from_bytes).
-    let rounds = Arc::new(Rounds::new(RoundKey::generate()?));
+    // deployment would share it (RoundKey::from_bytes). Anonymous: the conformance
+    // suite's client authenticates as nobody, so there is no user to bind a round to
+    // (a server with logins binds each round to its user, the default); and not at most
+    // once, since the suite may send a round's state again and expects it to open.
+    let rounds = Arc::new(Rounds::new(RoundKey::generate()?).anonymous());
     let config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(MAX_REQUEST_BODY)
         // Loopback only (rmcp's default Host check), and browsers' Origin checked too.

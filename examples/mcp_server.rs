@@ -12,7 +12,9 @@
 //! once, with `elicit::rmcp::Dialog`, for both. `tests/examples/mcp_server.rs` drives it
 //! with rmcp's own client on both versions. The answers of earlier rounds travel sealed
 //! in `requestState` under `ELICIT_ROUND_KEY` (64 hex digits; give every instance of a
-//! deployment the same one), or a key made at start. Three tools:
+//! deployment the same one), or a key made at start. Each sealed round is bound to the
+//! connection's user and opens at most once (`Rounds::at_most_once`): a replayed
+//! `requestState` is refused, so a booking is never made twice. Three tools:
 //!
 //! - **`plan_task`** `{"task": string}`: asks for a [`TaskPlan`] in form mode. Accepted
 //!   and valid: the result states the values received. Declined or cancelled: nothing
@@ -46,10 +48,30 @@
 //!   `http://ADDR/mcp` on one stdout line once it accepts connections. rmcp's session
 //!   manager gives each client its session (`Mcp-Session-Id`) and a server of its own.
 //!   A request body over `remote::MAX_REQUEST_BODY` (256 KiB) is refused with `413`. A
-//!   request whose `Origin` is present and is neither the public origin nor a loopback
-//!   one is refused with `403` (the MCP transport's rule against DNS rebinding), and so
-//!   is a `Host` that is neither; a request without `Origin` (any non-browser client)
-//!   is served.
+//!   request whose `Origin` is present and is neither the public origin nor one that
+//!   `--allow-origin` names, exactly (scheme, host and port: not any port of
+//!   `localhost`), is refused with `403` (the MCP transport's rule against DNS
+//!   rebinding), and so is a `Host` that is neither; a request without `Origin` (any
+//!   non-browser client) is served.
+//! - It is served as a remote server should be, by its own accept loop on hyper
+//!   (`axum::serve` has no read timeouts), with these limits:
+//!   - `--max-sessions N` (256): MCP sessions at once; one more `initialize` is refused
+//!     with `503` and a JSON-RPC error saying so, before anything is allocated;
+//!   - `--idle-timeout SECS` (300): a session without traffic for that long is dropped
+//!     (and its place freed);
+//!   - `--header-timeout SECS` (10): a request's headers must arrive within that time,
+//!     else the connection is closed;
+//!   - `--body-timeout SECS` (30): a request's body must arrive within that time, else
+//!     `408` and the connection is closed;
+//!   - `--max-waits N` (4): page waits (outstanding URL elicitations) one session may
+//!     hold at once;
+//!   - `--allow-origin ORIGIN` (repeatable): a browser origin allowed besides the
+//!     public one, such as `http://localhost:5173` for a local web client.
+//!
+//!   A library user serving `elicit::axum::SecurePage` (or any MCP server) in their own
+//!   application sets the same: read timeouts in their server, a bound on sessions and
+//!   on idle time, bounded waits per session, an exact `Origin` allow-list, and
+//!   `authenticate` (see `SecurePage::router`).
 //! - The server's own secure page (`elicit::axum::SecurePage`) is mounted on the same
 //!   listener under `/elicit/`, for what must not pass through the client.
 //! - `--public-origin ORIGIN` is where browsers reach the page (and this server): its
@@ -96,8 +118,8 @@
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
-use elicit::agent::{AskError, UrlRegistry, UserId};
-use elicit::rmcp::input::{RoundKey, Rounds};
+use elicit::agent::{AskError, MemoryStore, UrlRegistry, UserId};
+use elicit::rmcp::input::{RoundKey, Rounds, UsedRound};
 use elicit::rmcp::{Dialog, PeerElicitor};
 use elicit::{Elicit, Elicited, Mode};
 use rmcp::model::{
@@ -186,6 +208,10 @@ struct PlanServer {
     /// Over HTTP: the secure page and the state the instances share.
     #[cfg(feature = "axum")]
     remote: Option<remote::Deployment>,
+    /// Over HTTP: this session's place among `--max-sessions`.
+    #[cfg(feature = "axum")]
+    #[allow(dead_code)]
+    session: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 impl PlanServer {
@@ -305,7 +331,12 @@ fn rounds() -> &'static Rounds {
     ROUNDS.get_or_init(|| {
         let key = round_key_from_env()
             .unwrap_or_else(|| RoundKey::generate().expect("the OS random generator"));
-        Rounds::new(key)
+        // Bound to the user (each connection's elicitor names `LOCAL_USER`), and at most
+        // once: a booking must not be made twice by a replayed `requestState`. The used
+        // rounds are kept in this process; instances of a deployment that share the key
+        // would share this store too (a `RedisStore<UsedRound>`), or a replay on another
+        // instance would open.
+        Rounds::new(key).at_most_once(MemoryStore::<UsedRound>::new())
     })
 }
 
@@ -502,7 +533,10 @@ impl PlanServer {
 
 /// How to start it.
 const USAGE: &str = "usage: mcp_server [--http ADDR [--redis URL] [--public-origin ORIGIN] \
-                     [--page-ttl SECS]] [--instance NAME]\n  without --http it speaks MCP on stdin and stdout";
+                     [--page-ttl SECS] [--max-sessions N] [--idle-timeout SECS] \
+                     [--header-timeout SECS] [--body-timeout SECS] [--max-waits N] \
+                     [--allow-origin ORIGIN]...] [--instance NAME]\n  \
+                     without --http it speaks MCP on stdin and stdout";
 
 /// The command line.
 #[derive(Debug, Default)]
@@ -517,6 +551,54 @@ struct Options {
     page_ttl: Option<std::time::Duration>,
     /// This instance's name on stderr and in the results.
     instance: Option<String>,
+    /// The limits of the HTTP server.
+    limits: Limits,
+}
+
+/// What one client of the HTTP server can hold, and for how long (`--max-sessions`,
+/// `--idle-timeout`, `--header-timeout`, `--body-timeout`, `--max-waits`,
+/// `--allow-origin`).
+#[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "axum"), allow(dead_code))]
+struct Limits {
+    /// Most MCP sessions at once; an `initialize` beyond is refused with `503`.
+    max_sessions: usize,
+    /// A session without traffic for this long is dropped.
+    idle_timeout: std::time::Duration,
+    /// A request's headers must arrive within this time, else the connection closes.
+    header_timeout: std::time::Duration,
+    /// A request's body must arrive within this time, else `408` and the connection
+    /// closes.
+    body_timeout: std::time::Duration,
+    /// Most page waits (outstanding URL elicitations) per session.
+    max_waits: usize,
+    /// Browser origins allowed besides the public origin, exactly (scheme, host, port).
+    allow_origins: Vec<String>,
+    /// Whether any limit was given on the command line (they need `--http`).
+    given: bool,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_sessions: 256,
+            idle_timeout: std::time::Duration::from_secs(300),
+            header_timeout: std::time::Duration::from_secs(10),
+            body_timeout: std::time::Duration::from_secs(30),
+            max_waits: 4,
+            allow_origins: Vec::new(),
+            given: false,
+        }
+    }
+}
+
+/// A whole number above 0, for `flag`.
+fn positive(flag: &str, value: &str) -> Result<u64, String> {
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{flag} {value:?} is not a whole number above 0"))
 }
 
 impl Options {
@@ -543,15 +625,38 @@ impl Options {
                     options.page_ttl = Some(std::time::Duration::from_secs(secs));
                 }
                 "--instance" => options.instance = Some(value()?),
+                "--max-sessions" | "--idle-timeout" | "--header-timeout" | "--body-timeout"
+                | "--max-waits" | "--allow-origin" => {
+                    let value = value()?;
+                    let limits = &mut options.limits;
+                    let secs = |v: &str| positive(&flag, v).map(std::time::Duration::from_secs);
+                    match flag.as_str() {
+                        "--max-sessions" => {
+                            limits.max_sessions =
+                                positive(&flag, &value)?.try_into().unwrap_or(usize::MAX);
+                        }
+                        "--idle-timeout" => limits.idle_timeout = secs(&value)?,
+                        "--header-timeout" => limits.header_timeout = secs(&value)?,
+                        "--body-timeout" => limits.body_timeout = secs(&value)?,
+                        "--max-waits" => {
+                            limits.max_waits =
+                                positive(&flag, &value)?.try_into().unwrap_or(usize::MAX);
+                        }
+                        _ => limits.allow_origins.push(value),
+                    }
+                    limits.given = true;
+                }
                 other => return Err(format!("unknown argument {other:?}")),
             }
         }
         let remote_only = options.redis.is_some()
             || options.public_origin.is_some()
-            || options.page_ttl.is_some();
+            || options.page_ttl.is_some()
+            || options.limits.given;
         if options.http.is_none() && remote_only {
             return Err(
-                "--redis, --public-origin and --page-ttl apply to the HTTP server: add --http ADDR"
+                "--redis, --public-origin, --page-ttl and the limits apply to the HTTP server: \
+                 add --http ADDR"
                     .into(),
             );
         }
@@ -622,7 +727,9 @@ mod remote {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
+    use axum::extract::Request;
     use axum::http::Uri;
+    use axum::middleware::Next;
     use axum::Router;
     use elicit::agent::{
         ConnectionId, MemoryStore, RegistryLimits, Store, StoreError, UrlEntry, UrlRegistry,
@@ -735,7 +842,9 @@ mod remote {
             options.page_ttl,
             instance,
         )?;
-        let app = application(&deployment)?;
+        let limits = &options.limits;
+        let _ = MAX_WAITS.set(limits.max_waits);
+        let app = application(&deployment, limits)?;
         deployment.log(format_args!(
             "serving MCP at http://{addr}/mcp, the secure page at {}{PAGE_PATH}/, state in {}",
             deployment.page.origin(),
@@ -747,13 +856,158 @@ mod remote {
         ));
         // The one line a supervisor (or a test) waits for: the server accepts from now.
         println!("http://{addr}/mcp");
-        axum::serve(listener, app).await?;
-        Ok(())
+        accept(listener, app, limits).await
+    }
+
+    /// The accept loop: hyper's HTTP/1.1 server per connection, with a header read
+    /// timeout (`axum::serve` has none). A connection whose request headers do not
+    /// arrive within `--header-timeout` is closed; the body's bound is
+    /// [`read_body_within`]'s.
+    async fn accept(
+        listener: tokio::net::TcpListener,
+        app: Router,
+        limits: &super::Limits,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        use hyper_util::rt::{TokioIo, TokioTimer};
+        use hyper_util::service::TowerToHyperService;
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout);
+        loop {
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors and the like: wait, do not spin, go on.
+                Err(error) => {
+                    log("-", format_args!("accept failed: {error}"));
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let connection = http
+                .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()))
+                .with_upgrades();
+            tokio::spawn(async move {
+                // A closed or timed-out connection is the client's business.
+                let _ = connection.await;
+            });
+        }
+    }
+
+    /// The page waits (outstanding URL elicitations) one session may hold:
+    /// `--max-waits`, set once at start.
+    static MAX_WAITS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+    /// The registry's limits with `--max-waits` as the waits per session.
+    fn registry_limits() -> RegistryLimits {
+        RegistryLimits {
+            max_outstanding_per_connection: MAX_WAITS.get().copied().unwrap_or(4),
+            ..RegistryLimits::DEFAULT
+        }
+    }
+
+    /// Reads the request's body whole within `--body-timeout` (and at most
+    /// [`MAX_REQUEST_BODY`] of it) before any handler sees it: a body that trickles in
+    /// is answered `408` and its connection closed; one over the bound, `413`.
+    async fn read_body_within(
+        timeout: Duration,
+        request: axum::extract::Request,
+        next: axum::middleware::Next,
+    ) -> axum::response::Response {
+        use axum::http::{header, StatusCode};
+        use axum::response::IntoResponse;
+        let (parts, body) = request.into_parts();
+        let read = axum::body::to_bytes(body, MAX_REQUEST_BODY);
+        let bytes = match tokio::time::timeout(timeout, read).await {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(_)) => {
+                return (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    [(header::CONNECTION, "close")],
+                    "Payload Too Large: the request body is over the bound",
+                )
+                    .into_response()
+            }
+            Err(_) => {
+                return (
+                    StatusCode::REQUEST_TIMEOUT,
+                    [(header::CONNECTION, "close")],
+                    format!(
+                        "Request Timeout: the body did not arrive within {} s",
+                        timeout.as_secs()
+                    ),
+                )
+                    .into_response()
+            }
+        };
+        let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+        next.run(request).await
+    }
+
+    /// A new session (a `POST` without `Mcp-Session-Id`) when `--max-sessions` are
+    /// open: refused with `503` and a JSON-RPC error that says so, before rmcp makes
+    /// anything. (The bound itself is the session's permit: see [`PlanServer::remote`].)
+    async fn refuse_when_full(
+        sessions: Arc<tokio::sync::Semaphore>,
+        request: axum::extract::Request,
+        next: axum::middleware::Next,
+    ) -> axum::response::Response {
+        use axum::http::{header, Method, StatusCode};
+        use axum::response::IntoResponse;
+        let new_session =
+            request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
+        if new_session && sessions.available_permits() == 0 {
+            let error = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {
+                    "code": -32000,
+                    "message": "this server holds as many sessions as it allows; \
+                                try again later (an idle session is dropped after a while)"
+                }
+            });
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                [
+                    (header::CONTENT_TYPE, "application/json"),
+                    (header::RETRY_AFTER, "30"),
+                ],
+                error.to_string(),
+            )
+                .into_response();
+        }
+        next.run(request).await
+    }
+
+    /// An `--allow-origin` value as an exact origin, port spelled out (rmcp reads an
+    /// entry without a port as any port).
+    fn exact_origin(origin: &str) -> Result<String, String> {
+        let uri: Uri = origin
+            .parse()
+            .map_err(|e| format!("--allow-origin {origin:?} is not an origin ({e})"))?;
+        let (Some(scheme), Some(host)) = (uri.scheme_str(), uri.host()) else {
+            return Err(format!(
+                "--allow-origin {origin:?} is not an origin such as https://app.example.com"
+            ));
+        };
+        let bare = uri.path_and_query().is_none_or(|p| p.as_str() == "/");
+        if !matches!(scheme, "http" | "https") || !bare || origin.ends_with('*') {
+            return Err(format!(
+                "--allow-origin {origin:?} is not an origin such as https://app.example.com \
+                 (scheme http or https, a host, an optional port, nothing else)"
+            ));
+        }
+        let port = uri
+            .port_u16()
+            .unwrap_or(if scheme == "https" { 443 } else { 80 });
+        Ok(format!("{scheme}://{}:{port}", host.to_ascii_lowercase()))
     }
 
     /// rmcp's Streamable HTTP service at `/mcp`, one `PlanServer` per session, and the
-    /// page's routes beside it.
-    fn application(deployment: &Deployment) -> Result<Router, Box<dyn std::error::Error>> {
+    /// page's routes beside it, within the limits.
+    fn application(
+        deployment: &Deployment,
+        limits: &super::Limits,
+    ) -> Result<Router, Box<dyn std::error::Error>> {
         let public: Uri = deployment.page.origin().parse()?;
         let host = public.host().ok_or("the public origin has no host")?;
         let port = public
@@ -766,27 +1020,47 @@ mod remote {
         let scheme = public.scheme_str().unwrap_or("http");
         // DNS rebinding (MCP transport, "Security Warning"): a request must be
         // addressed to this server (`Host`), and a browser's must come from a page of
-        // its own origin or of a loopback one (`Origin`); rmcp answers anything else
-        // with `403`. Requests without `Origin` are not a browser's and pass.
+        // its own origin or of one `--allow-origin` names, exactly: scheme, host and
+        // port. Not any port of `localhost`: any local program (or a page a local dev
+        // server serves) can listen there. rmcp answers anything else with `403`.
+        // Requests without `Origin` are not a browser's and pass.
+        let mut origins = vec![format!("{scheme}://{host}:{port}")];
+        for origin in &limits.allow_origins {
+            origins.push(exact_origin(origin)?);
+        }
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(["localhost", "127.0.0.1", "::1", host])
-            .with_allowed_origins([
-                "http://localhost:*".to_owned(),
-                "http://127.0.0.1:*".to_owned(),
-                "http://[::1]:*".to_owned(),
-                format!("{scheme}://{host}:{port}"),
-            ])
+            .with_allowed_origins(origins)
             .with_max_request_body_bytes(MAX_REQUEST_BODY);
-        let sessions = deployment.clone();
+        // An idle session is dropped after `--idle-timeout`; each session holds a permit
+        // of `--max-sessions` for its lifetime.
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(limits.idle_timeout);
+        let permits = Arc::new(tokio::sync::Semaphore::new(limits.max_sessions));
+        let (sessions, held) = (deployment.clone(), Arc::clone(&permits));
         let mcp = StreamableHttpService::new(
-            move || Ok(PlanServer::remote(sessions.clone())),
-            Arc::new(LocalSessionManager::default()),
+            move || {
+                let permit = Arc::clone(&held).try_acquire_owned().map_err(|_| {
+                    std::io::Error::other("this server holds as many sessions as it allows")
+                })?;
+                Ok(PlanServer::remote(sessions.clone(), permit))
+            },
+            Arc::new(manager),
             config,
         );
         let page = &deployment.page;
+        let body_timeout = limits.body_timeout;
         Ok(Router::new()
             .nest_service("/mcp", mcp)
-            .nest(page.mount_path(), page.router()))
+            .layer(axum::middleware::from_fn(
+                move |request: Request, next: Next| {
+                    refuse_when_full(Arc::clone(&permits), request, next)
+                },
+            ))
+            .nest(page.mount_path(), page.router())
+            .layer(axum::middleware::from_fn(
+                move |request: Request, next: Next| read_body_within(body_timeout, request, next),
+            )))
     }
 
     /// A session that ends takes its connection out of the instance's map.
@@ -805,12 +1079,15 @@ mod remote {
     }
 
     impl PlanServer {
-        /// The server of one Streamable HTTP session.
-        fn remote(deployment: Deployment) -> Self {
+        /// The server of one Streamable HTTP session, holding one of the
+        /// `--max-sessions` permits until the session ends (rmcp drops the server then:
+        /// closed by the client, or idle for `--idle-timeout`).
+        fn remote(deployment: Deployment, permit: tokio::sync::OwnedSemaphorePermit) -> Self {
             PlanServer {
                 connection: Default::default(),
                 registry: deployment.registry.clone(),
                 remote: Some(deployment),
+                session: Some(permit),
             }
         }
     }
@@ -1044,7 +1321,7 @@ mod remote {
     fn in_memory(page: SecurePageBuilder) -> Stores {
         let entries = MemoryStore::<UrlEntry>::new();
         (
-            UrlRegistry::with_store(entries.clone(), RegistryLimits::DEFAULT),
+            UrlRegistry::with_store(entries.clone(), registry_limits()),
             page.store(MemoryStore::<PageTicket>::new()),
             Arc::new(entries),
             Arc::new(MemoryStore::<RepositoryLink>::new()),
@@ -1084,7 +1361,7 @@ mod remote {
         let relay = RedisRelay::connect(url, relay_key, RelayConfig::new().prefix(CHANNEL_PREFIX))
             .map_err(cannot)?;
         let registry =
-            UrlRegistry::with_store(entries.clone(), RegistryLimits::DEFAULT).routed_by(&relay);
+            UrlRegistry::with_store(entries.clone(), registry_limits()).routed_by(&relay);
         // The hook runs on the relay's thread: the sending is a task of this runtime.
         let runtime = tokio::runtime::Handle::current();
         let (connections, instance) = (Arc::clone(connections), Arc::clone(instance));

@@ -16,6 +16,7 @@ mod mcp_fleet;
 mod mcp_http;
 mod mcp_server;
 mod mcp_server_http;
+mod mcp_server_limits;
 mod mcp_server_ts;
 mod terminal_client;
 mod terminal_tmux;

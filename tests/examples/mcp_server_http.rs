@@ -192,7 +192,7 @@ fn initialize_body(padding: usize) -> Vec<u8> {
 }
 
 // The MCP transport's rule for local servers (its "Security Warning"; no SPEC rule
-// names it): a present `Origin` that is not the server's own (or loopback) is refused,
+// names it): a present `Origin` that is not the server's own (or one allowed) is refused,
 // against DNS rebinding; so is a foreign `Host`.
 #[tokio::test]
 async fn a_cross_site_origin_or_a_foreign_host_is_refused_with_403() {
@@ -203,7 +203,9 @@ async fn a_cross_site_origin_or_a_foreign_host_is_refused_with_403() {
     for (headers, expected) in [
         (vec![], 200),
         (vec![("Origin", origin.as_str())], 200),
-        (vec![("Origin", "http://localhost:5173")], 200),
+        // Not any port of localhost: only the origins named exactly
+        // (`mcp_server_limits` tests `--allow-origin`).
+        (vec![("Origin", "http://localhost:5173")], 403),
         (vec![("Origin", "https://evil.example")], 403),
         (vec![("Origin", "http://127.0.0.1.evil.example")], 403),
         (vec![("Origin", "null")], 403),

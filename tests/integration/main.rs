@@ -42,6 +42,7 @@ mod rmcp_client_ts;
 mod rmcp_client_versions;
 mod rmcp_dialog;
 mod rmcp_input_state;
+mod rmcp_rounds;
 mod schema_lint;
 mod schema_parse;
 mod schema_wire;

@@ -176,7 +176,9 @@ fn setup(version: ProtocolVersion, answers: Vec<Result<ElicitResult, ErrorData>>
     );
     let minted = Arc::new(AtomicUsize::new(0));
     let server = Restaurant {
-        rounds: Rounds::new(RoundKey::from_bytes([7; 32])),
+        // The test clients are not authenticated: rounds without a user (the binding
+        // is tested in `rmcp_rounds`).
+        rounds: Rounds::new(RoundKey::from_bytes([7; 32])).anonymous(),
         minted: minted.clone(),
     };
     let (server_io, client_io, wire) = in_memory(Relay::default());

@@ -109,6 +109,12 @@ fn key(byte: u8) -> RoundKey {
     RoundKey::from_bytes([byte; 32])
 }
 
+/// Rounds without a user: these servers authenticate nobody (the user binding is
+/// tested in `rmcp_rounds`).
+fn anonymous(key: RoundKey) -> Rounds {
+    Rounds::new(key).anonymous()
+}
+
 /// One `tools/call` of `greet`, driven by hand (`*_once`: no automatic rounds).
 async fn call(
     client: &RunningService<RoleClient, TestClient>,
@@ -165,9 +171,9 @@ fn accept(content: Value) -> Value {
 // covers: M6, F3
 #[tokio::test]
 async fn a_round_begun_on_one_instance_is_continued_on_another_with_the_same_key() {
-    let first = client_of(Instance(Rounds::new(key(1)))).await;
-    let second = client_of(Instance(Rounds::new(key(1)))).await;
-    let third = client_of(Instance(Rounds::new(key(1)))).await;
+    let first = client_of(Instance(anonymous(key(1)))).await;
+    let second = client_of(Instance(anonymous(key(1)))).await;
+    let third = client_of(Instance(anonymous(key(1)))).await;
 
     let state = state_of(call(&first, Value::Null, None, Value::Null).await);
     // Round 2 on another instance: the name answered, the state new.
@@ -195,7 +201,7 @@ async fn a_round_begun_on_one_instance_is_continued_on_another_with_the_same_key
 // covers: M6
 #[tokio::test]
 async fn a_tampered_expired_foreign_or_misplaced_state_is_refused_with_invalid_params() {
-    let client = client_of(Instance(Rounds::new(key(1)))).await;
+    let client = client_of(Instance(anonymous(key(1)))).await;
     let state = state_of(call(&client, Value::Null, None, Value::Null).await);
     let answer = json!({ "name": accept(json!({ "name": "Alice" })) });
 
@@ -214,7 +220,7 @@ async fn a_tampered_expired_foreign_or_misplaced_state_is_refused_with_invalid_p
     assert_eq!(code, ErrorCode::INVALID_PARAMS);
 
     // A state from a deployment with another key.
-    let stranger = client_of(Instance(Rounds::new(key(2)))).await;
+    let stranger = client_of(Instance(anonymous(key(2)))).await;
     let (code, message) = refused(call(&stranger, Value::Null, Some(&state), answer.clone()).await);
     assert_eq!(code, ErrorCode::INVALID_PARAMS);
     assert!(
@@ -232,7 +238,7 @@ async fn a_tampered_expired_foreign_or_misplaced_state_is_refused_with_invalid_p
     assert!(message.contains("another request"), "{message}");
 
     // A state past its expiry.
-    let short = client_of(Instance(Rounds::new(key(3)).with_ttl(Duration::ZERO))).await;
+    let short = client_of(Instance(anonymous(key(3)).with_ttl(Duration::ZERO))).await;
     let state = state_of(call(&short, Value::Null, None, Value::Null).await);
     let (code, message) = refused(call(&short, Value::Null, Some(&state), answer).await);
     assert_eq!(code, ErrorCode::INVALID_PARAMS);
@@ -242,7 +248,7 @@ async fn a_tampered_expired_foreign_or_misplaced_state_is_refused_with_invalid_p
 // covers: M6, F3, R5
 #[tokio::test]
 async fn missing_answers_are_asked_again_and_invalid_ones_are_refused() {
-    let client = client_of(Instance(Rounds::new(key(1)))).await;
+    let client = client_of(Instance(anonymous(key(1)))).await;
     let state = state_of(call(&client, Value::Null, None, Value::Null).await);
 
     // Missing (only a key that was not asked): a new InputRequiredResult.

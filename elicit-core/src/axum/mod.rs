@@ -440,7 +440,10 @@ impl SecurePageBuilder {
     /// on, the last value of each counts (the one the proxy next to the app adds), and
     /// it must name the [public origin](Self::mounted): its host, and its scheme, so a
     /// browser that reached the proxy over plain `http` for an `https` page is
-    /// refused too. A request without them is checked by its `Host`.
+    /// refused too. A request without them is checked by its `Host`. A request with
+    /// both `Forwarded` and `X-Forwarded-Host` or `X-Forwarded-Proto` is refused: a
+    /// proxy sets one family, so the other is the client's, and a client-written
+    /// `Forwarded` must not beat the proxy's `X-Forwarded-*` (nor the reverse).
     pub fn trust_forwarded(mut self, trust: bool) -> Self {
         self.trust_forwarded = trust;
         self
@@ -598,6 +601,29 @@ impl SecurePage {
     /// are not a token are left to the application's fallback.
     ///
     /// Every router made from one page (or its clones) serves the same links.
+    ///
+    /// # What the application's server must do itself
+    ///
+    /// The page bounds what it reads itself (a body over 64 KiB is refused; each
+    /// request is checked against the origin) but it runs inside the application's
+    /// server, whose limits it cannot set. A server reachable by strangers configures:
+    ///
+    /// - **read timeouts**: a header read timeout (hyper's `http1::Builder::header_read_timeout`,
+    ///   with a timer) and a bound on the time a request body may take, so that a
+    ///   client sending a byte a minute cannot hold a connection (`axum::serve` sets
+    ///   neither; the `mcp_server` example serves with its own hyper accept loop for
+    ///   this);
+    /// - **a bound on what one client can start**: sessions (MCP's Streamable HTTP
+    ///   keeps one per `initialize`) with an idle timeout, and the page waits a session
+    ///   may hold at once ([`RegistryLimits`](crate::agent::RegistryLimits));
+    /// - **an exact `Origin` allow-list** for the application's own routes (scheme,
+    ///   host and port; never any port of `localhost`, which any local program can
+    ///   listen on): the page checks its own `POST`s, not the routes beside it;
+    /// - **[`trust_forwarded`](SecurePageBuilder::trust_forwarded)** only behind a
+    ///   proxy that sets the forwarded headers, and a proxy that strips the family it
+    ///   does not set;
+    /// - **[`authenticate`](SecurePageBuilder::authenticate)**, so that the person at
+    ///   the browser is the user the elicitation is for ([S6](crate::rules#s6)).
     pub fn router<S>(&self) -> axum::Router<S>
     where
         S: Clone + Send + Sync + 'static,

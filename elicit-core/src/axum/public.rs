@@ -6,7 +6,10 @@
 //! forwarded headers are the client's to write, so they are only ever compared with
 //! it. `Forwarded` and `X-Forwarded-*` are read only when the deployment declares a
 //! proxy in front that sets them (axum-extra dropped its `Host` extractor for trusting
-//! them unasked).
+//! them unasked). A request that carries both `Forwarded` and an `X-Forwarded-Host` or
+//! `X-Forwarded-Proto` is refused: a proxy sets one family, so the other was written by
+//! the client, and neither can be told to be the proxy's (a client-written `Forwarded`
+//! must not beat the proxy's `X-Forwarded-*`, nor the reverse).
 
 use std::fmt;
 
@@ -105,11 +108,15 @@ impl Public {
 
     /// Whether the request was addressed to this origin: its `Host` (or, for HTTP/2,
     /// the request's authority), or with trusted forwarding the proxy's
-    /// `Forwarded: host=` / `X-Forwarded-Host` and scheme. DNS rebinding: a page of
-    /// another site, resolved to this server, sends its own host name.
+    /// `Forwarded: host=` / `X-Forwarded-Host` and scheme (refused when both families
+    /// are present). DNS rebinding: a page of another site, resolved to this server,
+    /// sends its own host name.
     pub(super) fn addressed(&self, headers: &HeaderMap, uri: &Uri) -> bool {
         let forwarded = if self.trust_forwarded {
-            Forwarded::read(headers)
+            match Forwarded::read(headers) {
+                Some(forwarded) => forwarded,
+                None => return false,
+            }
         } else {
             Forwarded::default()
         };
@@ -195,7 +202,18 @@ struct Forwarded {
 }
 
 impl Forwarded {
-    fn read(headers: &HeaderMap) -> Self {
+    /// `None` when the request carries both `Forwarded` and `X-Forwarded-Host` or
+    /// `X-Forwarded-Proto`: one of them is the client's, and which is unknowable.
+    fn read(headers: &HeaderMap) -> Option<Self> {
+        let x_forwarded =
+            headers.contains_key("x-forwarded-host") || headers.contains_key("x-forwarded-proto");
+        if headers.contains_key("forwarded") && x_forwarded {
+            return None;
+        }
+        Some(Self::read_one(headers))
+    }
+
+    fn read_one(headers: &HeaderMap) -> Self {
         if let Some(last) = last_element(headers, "forwarded") {
             let mut forwarded = Forwarded::default();
             for pair in last.split(';') {
@@ -385,7 +403,30 @@ mod tests {
         assert!(direct.addressed(&headers(&[]), &h2));
 
         let proxied = Public::parse("https://agent.example.com", "/elicit", true).unwrap();
-        assert!(proxied.addressed(&spoofed, &uri));
+        // Both families: one is the client's; refused whichever names the origin.
+        assert!(!proxied.addressed(&spoofed, &uri));
+        for (forwarded, x) in [
+            (
+                "host=agent.example.com;proto=https",
+                ("x-forwarded-host", "evil.example"),
+            ),
+            (
+                "host=evil.example;proto=https",
+                ("x-forwarded-host", "agent.example.com"),
+            ),
+            (
+                "host=agent.example.com;proto=https",
+                ("x-forwarded-proto", "https"),
+            ),
+        ] {
+            let both = headers(&[("host", "127.0.0.1:8080"), ("forwarded", forwarded), x]);
+            assert!(!proxied.addressed(&both, &uri), "{forwarded} {x:?}");
+        }
+        let only_forwarded = headers(&[
+            ("host", "127.0.0.1:8080"),
+            ("forwarded", "host=agent.example.com;proto=https"),
+        ]);
+        assert!(proxied.addressed(&only_forwarded, &uri));
         assert!(!proxied.addressed(&plain, &uri));
         let x = headers(&[
             ("host", "127.0.0.1:8080"),

@@ -82,8 +82,17 @@
 //!   asks something else on the retry (another form, another URL) is refused with
 //!   [`AskError::Refused`] saying so, never answered with the wrong answer.
 //! - **At most once.** Within its lifetime ([`Rounds::with_ttl`]) a sealed state can be
-//!   sent again with the same answers, and the body's last round then runs again. A
-//!   body whose end must happen at most once records [`Dialog::round_id`] in a store.
+//!   sent again with the same answers, and the body's last round then runs again,
+//!   unless the rounds are [`Rounds::at_most_once`]: each state then opens once, on any
+//!   instance sharing the store, and a replay is refused before the body runs. A body
+//!   that needs finer control records [`Dialog::round_id`] in a store of its own.
+//! - **The user.** The sealed state is bound to the request's authenticated user: the
+//!   one of [`Dialog::with_user`] or [`Dialog::with_elicitor`], else a [`UserId`] the
+//!   server's authentication put in the request's extensions (rmcp's
+//!   `RequestContext::extensions`, or, over rmcp's Streamable HTTP server with feature
+//!   `axum`, the extensions of the HTTP request, where an axum middleware inserts it).
+//!   Another user's retry is refused; a request without user is refused unless the
+//!   rounds are [`Rounds::anonymous`].
 //!
 //! On 2025-11-25 the body runs once, and these rules cost nothing.
 //!
@@ -238,11 +247,15 @@ impl Dialog {
 
     fn new(
         context: RequestContext<RoleServer>,
-        request: RoundRequest,
+        mut request: RoundRequest,
         state: Option<String>,
         responses: Option<InputResponses>,
     ) -> Self {
-        let elicitor = PeerElicitor::new(&context.peer);
+        let mut elicitor = PeerElicitor::new(&context.peer);
+        if let Some(user) = user_in_extensions(&context) {
+            request = request.for_user(&user);
+            elicitor = elicitor.with_user(user);
+        }
         Dialog {
             context,
             request,
@@ -258,12 +271,19 @@ impl Dialog {
     /// user, registry, URL policy and link rule. Keep one per connection and pass it
     /// here, so that URL elicitations are bound to the connection
     /// ([E5](crate::rules#e5)). On 2026-07-28 its user, URL policy and link rule apply.
+    ///
+    /// An elicitor without user keeps the user of the request's extensions, if any.
     #[must_use]
     pub fn with_elicitor(mut self, elicitor: PeerElicitor) -> Self {
-        if let Some(user) = elicitor.elicitor().user() {
-            self.request = self.request.for_user(user);
-        }
-        self.elicitor = elicitor;
+        let known = self.elicitor.elicitor().user().cloned();
+        self.elicitor = match (elicitor.elicitor().user().cloned(), known) {
+            (Some(user), _) => {
+                self.request = self.request.for_user(&user);
+                elicitor
+            }
+            (None, Some(user)) => elicitor.with_user(user),
+            (None, None) => elicitor,
+        };
         self
     }
 
@@ -788,6 +808,21 @@ impl Dialog {
     fn progress(&self) -> MutexGuard<'_, Progress> {
         self.progress.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// The authenticated user the request carries in its extensions, where the server's
+/// authentication put it: a [`UserId`] in rmcp's `RequestContext::extensions`, or (over
+/// rmcp's Streamable HTTP server, with feature `axum`) in the extensions of the HTTP
+/// request's parts, which rmcp puts in the context.
+fn user_in_extensions(context: &RequestContext<RoleServer>) -> Option<UserId> {
+    if let Some(user) = context.extensions.get::<UserId>() {
+        return Some(user.clone());
+    }
+    #[cfg(feature = "axum")]
+    if let Some(parts) = context.extensions.get::<axum::http::request::Parts>() {
+        return parts.extensions.get::<UserId>().cloned();
+    }
+    None
 }
 
 /// Takes the dialog of a tool call in a `#[tool]` function of rmcp's macros. Put it

@@ -69,6 +69,8 @@
 //!     request: &CallToolRequestParams,
 //!     context: &RequestContext<RoleServer>,
 //! ) -> Result<CallToolResponse, ErrorData> {
+//!     // Bound to the user the server authenticated (`.for_user(&user)`); this server
+//!     // authenticates nobody, so its rounds are `Rounds::new(key).anonymous()`.
 //!     let this = RoundRequest::tool_call(request);
 //!     let opened = rounds.open(&this, request.request_state.as_deref(), request.input_responses.as_ref())?;
 //!     // A first call, or a retry without the answer: ask (again).
@@ -98,12 +100,15 @@
 //! ## What a stateless design can and cannot refuse
 //!
 //! The binding to the request and the user refuses a state replayed on another tool,
-//! other arguments or by another user, and the expiry ([`Rounds::with_ttl`], ten
+//! other arguments or by another user ([`RoundError::Unbound`]; rounds are bound to the
+//! user unless made [`Rounds::anonymous`]), and the expiry ([`Rounds::with_ttl`], ten
 //! minutes by default) bounds how long a state can be replayed at all. Within that
 //! window the same state with the same answers can be sent again, to any instance:
 //! nothing that holds no shared record can tell a second use from the first. A round
-//! that must complete at most once (a payment, a one-time redemption) records
-//! [`Answers::round_id`] in a store of its own, as the spec requires.
+//! that must complete at most once (a payment, a one-time redemption) uses
+//! [`Rounds::at_most_once`] (feature `url`), which records [`Answers::round_id`] in a
+//! store the instances share until the round expires, and refuses a replay as
+//! [`RoundError::Used`].
 //!
 //! Keys rotate without breaking rounds in flight: seal with the new key and keep the
 //! old one opening ([`Rounds::also_opening`]) until its states have expired.
@@ -121,8 +126,11 @@ use crate::typed::{Elicit, Elicited};
 
 use super::{capabilities_of, mcp_scope};
 
+#[cfg(feature = "url")]
+pub use super::state::UsedRounds;
 pub use super::state::{
-    Answers, Round, RoundError, RoundKey, RoundRequest, Rounds, DEFAULT_TTL, MAX_REQUEST_STATE_LEN,
+    Answers, Round, RoundError, RoundKey, RoundRequest, Rounds, Unbound, UsedRound, DEFAULT_TTL,
+    MAX_REQUEST_STATE_LEN,
 };
 
 /// The `elicitation/create` input request for the form `T`, to put in an

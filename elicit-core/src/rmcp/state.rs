@@ -1,6 +1,36 @@
 //! The sealed `requestState` of an MCP 2026-07-28 round (see [`input`](super::input)):
 //! what a round asked, sealed under a key the deployment's instances share, so that
 //! whichever instance the retry reaches can check it exactly, with no shared store.
+//!
+//! Two bindings close what a stateless state leaves open (issue 28, finding 9):
+//!
+//! - **The user, by default.** [`Rounds::new`] seals a round for the request's
+//!   authenticated user ([`RoundRequest::for_user`]; a [`Dialog`](super::dialog::Dialog)
+//!   takes the user from its elicitor or from the request's extensions) and opens it only
+//!   for that user: another user's retry is [`RoundError::Unbound`]. A request that names
+//!   no user is refused as [`RoundError::Unbound`] too, saying what to do, unless the
+//!   rounds are explicitly [`Rounds::anonymous`] (a server that authenticates nobody, such
+//!   as a local single-user tool or a conformance suite). Anonymous rounds still bind a
+//!   user when the request names one.
+//! - **At most once, on request.** [`Rounds::at_most_once`] records each opened round's
+//!   random id in a [`Store`](crate::agent::Store) the instances share (a
+//!   [`MemoryStore`](crate::agent::MemoryStore) in one process, `RedisStore` across
+//!   instances) until the round expires: a replayed `requestState` is
+//!   [`RoundError::Used`] on every instance, whatever answers it carries.
+//!
+//! # What travels in the clear
+//!
+//! A state is `elicit1.` and base64url of: the key's id (8 bytes), a random nonce
+//! (24 bytes), and the ciphertext with its tag. Everything the round holds (the asked
+//! inputs, the request's digest, the user's digest, the expiry, the round id, the
+//! carried data) is inside the ciphertext. The key id stays in the clear on purpose: it
+//! only selects which of the keys in rotation ([`Rounds::also_opening`]) opens the
+//! state, so that a state from a retired or foreign key is told apart from a tampered
+//! one. It is a truncated SHA-256 of the key under a domain of its own, so it reveals
+//! nothing of the key (finding it is a preimage search on 256 random bits), and it is
+//! authenticated with the ciphertext (changing it fails as an unknown key or as
+//! tampering). What it does tell an observer, that two states were sealed under the
+//! same key, is what any observer of one deployment already knows.
 
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -20,6 +50,8 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::agent::{AskError, UserId};
+#[cfg(feature = "url")]
+use crate::agent::{Store, StoreError};
 use crate::protocol::ElicitationResponse;
 use crate::schema::RequestedSchema;
 use crate::typed::{Elicit, Elicited};
@@ -44,6 +76,15 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
 /// Its [`id`](Self::id), a digest of the key, travels in the clear in each state, so a
 /// state from another key is told apart from a tampered one. `Debug` never shows the
 /// key.
+///
+/// The id stays in the clear on purpose: it only selects which of the keys in rotation
+/// ([`Rounds::also_opening`]) opens a state. It is a truncated SHA-256 of the key under
+/// a domain of its own, so it reveals nothing of the key (finding the key from it is a
+/// preimage search on 256 random bits), and it is authenticated with the ciphertext.
+/// What it tells an observer, that two states were sealed under the same key, any
+/// observer of one deployment knows already. Everything else a state holds (the asked
+/// inputs, the request's and the user's digests, the expiry, the round id, the carried
+/// data) is inside the ciphertext.
 #[derive(Clone)]
 pub struct RoundKey {
     bytes: [u8; 32],
@@ -102,6 +143,8 @@ impl fmt::Debug for RoundKey {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoundRequest {
     digest: [u8; 32],
+    /// The digest of the authenticated user, when the server knows one.
+    user: Option<[u8; 32]>,
 }
 
 impl RoundRequest {
@@ -115,6 +158,7 @@ impl RoundRequest {
             .finalize();
         RoundRequest {
             digest: digest.into(),
+            user: None,
         }
     }
 
@@ -134,37 +178,177 @@ impl RoundRequest {
     }
 
     /// Binds the round to the authenticated user too: another user's retry is refused
-    /// ([S6](crate::rules#s6)).
+    /// with [`RoundError::Unbound`] ([S6](crate::rules#s6)). The state holds a digest of
+    /// the user, not the id.
     #[must_use]
-    pub fn for_user(self, user: &UserId) -> Self {
+    pub fn for_user(mut self, user: &UserId) -> Self {
         let digest = Sha256::new()
-            .chain_update(self.digest)
-            .chain_update(b"/user/")
+            .chain_update(b"elicit/rmcp/round-user")
             .chain_update(user.as_str())
             .finalize();
-        RoundRequest {
-            digest: digest.into(),
-        }
+        self.user = Some(digest.into());
+        self
+    }
+
+    /// Whether a user is bound ([`for_user`](Self::for_user)).
+    pub fn has_user(&self) -> bool {
+        self.user.is_some()
     }
 }
 
+/// The record [`Rounds::at_most_once`] keeps of an opened round, under its round id:
+/// when the round expires (after which its state no longer opens anyway, so the record
+/// can go). Serializable so that a shared store (`RedisStore`) can hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UsedRound {
+    /// Unix milliseconds.
+    expires: u64,
+}
+
+impl UsedRound {
+    /// When the round it records expires.
+    pub fn expires_at(&self) -> SystemTime {
+        UNIX_EPOCH + Duration::from_millis(self.expires)
+    }
+}
+
+/// The used round ids of [`Rounds::at_most_once`]: a [`Store`] the instances share, and
+/// the ids this instance recorded, to remove them from the store once expired.
+///
+/// A [`MemoryStore`](crate::agent::MemoryStore) never expires anything, so each record
+/// is removed by the instance that wrote it on a later call, once the round has
+/// expired: the store holds at most the rounds opened within one TTL. `RedisStore`
+/// expires keys itself: give it a TTL (`RedisConfig::ttl`, feature `redis`) at least
+/// as long as the rounds' ([`Rounds::with_ttl`]), else a record could vanish
+/// while its state still opens.
+#[cfg(feature = "url")]
+pub struct UsedRounds {
+    store: Box<dyn Store<UsedRound>>,
+    /// What this instance recorded, oldest first: (expiry, round id).
+    recorded: std::sync::Mutex<std::collections::VecDeque<(u64, String)>>,
+}
+
+#[cfg(feature = "url")]
+impl UsedRounds {
+    /// The used rounds kept in `store` (under the round ids, 32 hex digits: give a
+    /// shared store a prefix of its own).
+    pub fn new(store: impl Store<UsedRound> + 'static) -> Self {
+        UsedRounds {
+            store: Box::new(store),
+            recorded: std::sync::Mutex::new(std::collections::VecDeque::new()),
+        }
+    }
+
+    /// Records the round `id`, open until `expires` (Unix ms): `Ok(false)` when it was
+    /// recorded already (a replay).
+    fn record(&self, id: &str, expires: u64, now: u64) -> Result<bool, StoreError> {
+        self.sweep(now);
+        let fresh = self.store.insert_new(id, UsedRound { expires })?;
+        if fresh {
+            self.recorded().push_back((expires, id.to_owned()));
+        }
+        Ok(fresh)
+    }
+
+    /// Removes the records of this instance whose rounds have expired. A store that
+    /// fails keeps them (the next call tries again); a record already gone (a store
+    /// with its own expiry) is simply forgotten.
+    fn sweep(&self, now: u64) {
+        loop {
+            let mut recorded = self.recorded();
+            let Some((expires, _)) = recorded.front() else {
+                return;
+            };
+            if *expires > now {
+                return;
+            }
+            let Some((expires, id)) = recorded.pop_front() else {
+                return;
+            };
+            drop(recorded);
+            let removed = self
+                .store
+                .compare_and_swap(&id, &UsedRound { expires }, None);
+            if removed.is_err() {
+                self.recorded().push_front((expires, id));
+                return;
+            }
+        }
+    }
+
+    fn recorded(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<(u64, String)>> {
+        self.recorded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(feature = "url")]
+impl fmt::Debug for UsedRounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UsedRounds")
+            .field("store", &self.store)
+            .field("recorded", &self.recorded().len())
+            .finish()
+    }
+}
+
+/// Whether rounds must name a user: see [`Rounds::anonymous`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Binding {
+    User,
+    Anonymous,
+}
+
 /// The rounds of one deployment: the key that seals, older keys that still open
-/// (rotation), and how long a round stays open.
+/// (rotation), how long a round stays open, whether a round must name a user, and
+/// (optionally) where used rounds are recorded.
 #[derive(Debug, Clone)]
 pub struct Rounds {
     key: RoundKey,
     older: Vec<RoundKey>,
     ttl: Duration,
+    binding: Binding,
+    #[cfg(feature = "url")]
+    used: Option<std::sync::Arc<UsedRounds>>,
 }
 
 impl Rounds {
-    /// Rounds sealed under `key`, open for [`DEFAULT_TTL`].
+    /// Rounds sealed under `key`, open for [`DEFAULT_TTL`], bound to the request's
+    /// user: a request that names none ([`RoundRequest::for_user`]) is refused with
+    /// [`RoundError::Unbound`] until the rounds are made [`anonymous`](Self::anonymous).
     pub fn new(key: RoundKey) -> Self {
         Rounds {
             key,
             older: Vec::new(),
             ttl: DEFAULT_TTL,
+            binding: Binding::User,
+            #[cfg(feature = "url")]
+            used: None,
         }
+    }
+
+    /// Lets rounds go without a user, for a server that authenticates nobody (a local
+    /// single-user tool, a test suite): anyone holding a state can answer it within its
+    /// lifetime. A request that names a user is still bound to them.
+    #[must_use]
+    pub fn anonymous(mut self) -> Self {
+        self.binding = Binding::Anonymous;
+        self
+    }
+
+    /// Each round opens at most once: its random id is recorded in `store` when a retry
+    /// opens it, until it expires, and a second opening, on this instance or any other
+    /// sharing the store, is [`RoundError::Used`]. The store failing is
+    /// [`RoundError::Store`]: the round is refused, never let through.
+    ///
+    /// A retry whose response was lost cannot be sent again with the same state: the
+    /// client starts the request over. See [`UsedRounds`] for the store's TTL.
+    #[cfg(feature = "url")]
+    #[must_use]
+    pub fn at_most_once(mut self, store: impl Store<UsedRound> + 'static) -> Self {
+        self.used = Some(std::sync::Arc::new(UsedRounds::new(store)));
+        self
     }
 
     /// How long a sealed round can be answered (a short expiry bounds replays).
@@ -199,18 +383,54 @@ impl Rounds {
     ///
     /// Refused with a [`RoundError`]: a state that is malformed, sealed under a key
     /// these rounds do not hold, changed in any byte, expired, or sealed for another
-    /// request or user.
+    /// request; sealed for another user, or a request without user on rounds that are
+    /// not [`anonymous`](Self::anonymous) (even without state: a first call is refused
+    /// before it asks anything); with [`at_most_once`](Self::at_most_once), a round
+    /// opened before. A round is recorded as used only once every other check passed,
+    /// so another user's retry cannot use up someone's round.
     pub fn open<'r>(
         &self,
         request: &RoundRequest,
         state: Option<&str>,
         responses: Option<&'r InputResponses>,
     ) -> Result<Option<Answers<'r>>, RoundError> {
+        self.check_user(request)?;
         let Some(state) = state else {
             return Ok(None);
         };
-        self.open_at(request, state, responses, SystemTime::now())
-            .map(Some)
+        let now = SystemTime::now();
+        let answers = self.open_at(request, state, responses, now)?;
+        self.record(&answers, now)?;
+        Ok(Some(answers))
+    }
+
+    /// Refuses a request without user on rounds bound to the user.
+    fn check_user(&self, request: &RoundRequest) -> Result<(), RoundError> {
+        if self.binding == Binding::User && request.user.is_none() {
+            return Err(RoundError::Unbound(Unbound::NoUser));
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "url")]
+    fn record(&self, answers: &Answers<'_>, now: SystemTime) -> Result<(), RoundError> {
+        let Some(used) = &self.used else {
+            return Ok(());
+        };
+        let fresh = used
+            .record(&answers.sealed.id, answers.sealed.expires, unix_ms(now))
+            .map_err(RoundError::Store)?;
+        if fresh {
+            Ok(())
+        } else {
+            Err(RoundError::Used)
+        }
+    }
+
+    #[cfg(not(feature = "url"))]
+    #[allow(clippy::unused_self, clippy::unnecessary_wraps)]
+    fn record(&self, _: &Answers<'_>, _: SystemTime) -> Result<(), RoundError> {
+        Ok(())
     }
 
     fn open_at<'r>(
@@ -260,6 +480,12 @@ impl Rounds {
         }
         if sealed.request != hex(&request.digest) {
             return Err(RoundError::OtherRequest);
+        }
+        if sealed.user != request.user.as_ref().map(|user| hex(user)) {
+            return Err(RoundError::Unbound(match sealed.user {
+                Some(_) => Unbound::OtherUser,
+                None => Unbound::SealedWithoutUser,
+            }));
         }
         Ok(Answers { sealed, responses })
     }
@@ -330,7 +556,11 @@ impl Round<'_> {
     }
 
     /// The `InputRequiredResult` with the input requests and the sealed state.
+    ///
+    /// Refused with [`RoundError::Unbound`] when the rounds are bound to the user and
+    /// the request names none.
     pub fn seal(&mut self) -> Result<InputRequiredResult, RoundError> {
+        self.rounds.check_user(&self.request)?;
         let mut id = [0; 16];
         getrandom::fill(&mut id).map_err(RoundError::Random)?;
         let expires = unix_ms(SystemTime::now())
@@ -339,6 +569,7 @@ impl Round<'_> {
             id: hex(&id),
             expires,
             request: hex(&self.request.digest),
+            user: self.request.user.as_ref().map(|user| hex(user)),
             asked: self.asked.clone(),
             data: self.data.clone(),
         };
@@ -434,8 +665,9 @@ impl Answers<'_> {
         &self.sealed.data
     }
 
-    /// The round's random id (hex, 128 bits): record it where a round must be
-    /// answered at most once (the state alone cannot say it was already used).
+    /// The round's random id (hex, 128 bits). [`Rounds::at_most_once`] records it;
+    /// without that, record it where a round must be answered at most once (the state
+    /// alone cannot say it was already used).
     pub fn round_id(&self) -> &str {
         &self.sealed.id
     }
@@ -499,8 +731,17 @@ pub enum RoundError {
         /// When it expired.
         at: SystemTime,
     },
-    /// Authentic, but sealed for another request (tool, arguments, user).
+    /// Authentic, but sealed for another request (method, name, arguments).
     OtherRequest,
+    /// The user does not match: the state was sealed for another user (or for none),
+    /// or the rounds are bound to the user and the request names none.
+    Unbound(Unbound),
+    /// Authentic, but already opened once ([`Rounds::at_most_once`]): a replay.
+    Used,
+    /// The store of used rounds could not answer ([`Rounds::at_most_once`]): the round
+    /// is refused, not let through.
+    #[cfg(feature = "url")]
+    Store(StoreError),
     /// The server reads a key this round did not ask (or not as a form).
     NotAsked {
         /// The key.
@@ -539,9 +780,26 @@ impl fmt::Display for RoundError {
                     "requestState expired (at {ms} ms since the Unix epoch); send the request again without it"
                 )
             }
-            RoundError::OtherRequest => {
-                f.write_str("requestState belongs to another request or another user")
-            }
+            RoundError::OtherRequest => f.write_str(
+                "requestState belongs to another request (tool, prompt or resource, or other arguments); send this request again without it",
+            ),
+            RoundError::Unbound(Unbound::OtherUser) => f.write_str(
+                "requestState was sealed for another user; only the user who started this request can answer it (send the request again without requestState to start your own)",
+            ),
+            RoundError::Unbound(Unbound::SealedWithoutUser) => f.write_str(
+                "requestState was sealed for no user and this request names one; send the request again without requestState",
+            ),
+            RoundError::Unbound(Unbound::NoUser) => f.write_str(
+                "this server binds rounds to the authenticated user and the request names none: authenticate the request (the server puts a UserId in the request's extensions, or gives one to the Dialog), or make the rounds Rounds::anonymous() if the server authenticates nobody",
+            ),
+            RoundError::Used => f.write_str(
+                "requestState was already answered once and cannot be used again; send the request again without requestState to start over",
+            ),
+            #[cfg(feature = "url")]
+            RoundError::Store(error) => write!(
+                f,
+                "the store of used rounds failed, so the round was refused; try again later: {error}"
+            ),
             RoundError::NotAsked { key } => {
                 write!(f, "input {key:?} was not asked in this round")
             }
@@ -559,6 +817,8 @@ impl std::error::Error for RoundError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             RoundError::Answer { error, .. } => Some(error.as_ref()),
+            #[cfg(feature = "url")]
+            RoundError::Store(error) => Some(error),
             _ => None,
         }
     }
@@ -566,7 +826,8 @@ impl std::error::Error for RoundError {
 
 impl From<RoundError> for ErrorData {
     /// `-32602` (invalid params) for what the client sent, with the input's key in
-    /// `data` when there is one; `-32603` (internal) for a failed random source.
+    /// `data` when there is one; `-32603` (internal) for a failed random source or
+    /// store of used rounds.
     fn from(error: RoundError) -> Self {
         let data = match &error {
             RoundError::NotAsked { key }
@@ -576,10 +837,24 @@ impl From<RoundError> for ErrorData {
         };
         let code = match error {
             RoundError::Random(_) => ErrorCode::INTERNAL_ERROR,
+            #[cfg(feature = "url")]
+            RoundError::Store(_) => ErrorCode::INTERNAL_ERROR,
             _ => ErrorCode::INVALID_PARAMS,
         };
         ErrorData::new(code, error.to_string(), data)
     }
+}
+
+/// How a round's user did not match: see [`RoundError::Unbound`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unbound {
+    /// The state was sealed for another user.
+    OtherUser,
+    /// The state was sealed for no user, and the request names one.
+    SealedWithoutUser,
+    /// The rounds are bound to the user ([`Rounds::new`]) and the request names none.
+    NoUser,
 }
 
 /// What the sealed bytes hold.
@@ -591,6 +866,9 @@ struct Sealed {
     expires: u64,
     /// The originating request's digest (hex).
     request: String,
+    /// The user's digest (hex), when the round is bound to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    user: Option<String>,
     asked: Vec<Asked>,
     #[serde(default)]
     data: Value,
@@ -656,6 +934,7 @@ mod tests {
             id: "00".into(),
             expires: unix_ms(SystemTime::now()) + 60_000,
             request: hex(&RoundRequest::new("tools/call", "t", None).digest),
+            user: None,
             asked: asked
                 .iter()
                 .map(|key| Asked {
@@ -741,8 +1020,207 @@ mod tests {
         let user = RoundRequest::new("tools/call", "t", None).for_user(&UserId::new("bob"));
         assert!(matches!(
             rounds.open_at(&user, &state, None, SystemTime::now()),
-            Err(RoundError::OtherRequest)
+            Err(RoundError::Unbound(Unbound::SealedWithoutUser))
         ));
+    }
+
+    fn call(user: Option<&str>) -> RoundRequest {
+        let request = RoundRequest::new("tools/call", "pay", json!({ "amount": 5 }).as_object());
+        match user {
+            Some(user) => request.for_user(&UserId::new(user)),
+            None => request,
+        }
+    }
+
+    fn state_for(rounds: &Rounds, request: &RoundRequest) -> String {
+        let mut round = rounds.begin(request.clone());
+        round.carry(json!({ "step": 1 }));
+        round.seal().unwrap().request_state.unwrap()
+    }
+
+    // covers: S6
+    #[test]
+    fn a_round_opens_only_for_the_user_it_was_sealed_for() {
+        let rounds = rounds();
+        let alice = call(Some("alice"));
+        let state = state_for(&rounds, &alice);
+        let answers = rounds.open(&alice, Some(&state), None).unwrap().unwrap();
+        assert_eq!(answers.data(), &json!({ "step": 1 }));
+
+        let refused = rounds.open(&call(Some("bob")), Some(&state), None);
+        assert!(
+            matches!(refused, Err(RoundError::Unbound(Unbound::OtherUser))),
+            "{refused:?}"
+        );
+        let message = refused.unwrap_err().to_string();
+        assert!(message.contains("another user"), "{message}");
+        // The user is sealed as a digest: the id is not in the state's plain text.
+        let bytes = URL_SAFE_NO_PAD.decode(&state[PREFIX.len()..]).unwrap();
+        let (_, rest) = bytes.split_at(KEY_ID_LEN);
+        let (nonce, sealed) = rest.split_at(NONCE_LEN);
+        let plain = rounds
+            .key
+            .cipher()
+            .decrypt(
+                &XNonce::try_from(nonce).unwrap(),
+                Payload {
+                    msg: sealed,
+                    aad: &[DOMAIN, &rounds.key.id[..]].concat(),
+                },
+            )
+            .unwrap();
+        let plain = String::from_utf8(plain).unwrap();
+        assert!(
+            !plain.contains("alice") && plain.contains("\"user\""),
+            "{plain}"
+        );
+    }
+
+    // covers: S6
+    #[test]
+    fn rounds_bound_to_the_user_refuse_a_request_without_one_unless_anonymous() {
+        let bound = rounds();
+        let nobody = call(None);
+        let refused = bound.open(&nobody, None, None);
+        assert!(
+            matches!(refused, Err(RoundError::Unbound(Unbound::NoUser))),
+            "{refused:?}"
+        );
+        assert!(refused
+            .unwrap_err()
+            .to_string()
+            .contains("Rounds::anonymous()"));
+        let mut round = bound.begin(nobody.clone());
+        assert!(matches!(
+            round.seal(),
+            Err(RoundError::Unbound(Unbound::NoUser))
+        ));
+
+        let anonymous = rounds().anonymous();
+        assert!(anonymous.open(&nobody, None, None).unwrap().is_none());
+        let state = state_for(&anonymous, &nobody);
+        // Without at_most_once, anonymous rounds open as often as they are sent.
+        for _ in 0..2 {
+            let answers = anonymous
+                .open(&nobody, Some(&state), None)
+                .unwrap()
+                .unwrap();
+            assert_eq!(answers.data(), &json!({ "step": 1 }));
+        }
+        // Anonymous rounds still bind a user the request names.
+        let alice = call(Some("alice"));
+        let state = state_for(&anonymous, &alice);
+        assert!(anonymous.open(&alice, Some(&state), None).is_ok());
+        assert!(matches!(
+            anonymous.open(&nobody, Some(&state), None),
+            Err(RoundError::Unbound(Unbound::OtherUser))
+        ));
+    }
+
+    #[cfg(feature = "url")]
+    mod at_most_once {
+        use super::*;
+        use crate::agent::MemoryStore;
+
+        // covers: M6
+        #[test]
+        fn a_replayed_state_is_refused_on_every_instance_sharing_the_store() {
+            let store: MemoryStore<UsedRound> = MemoryStore::new();
+            let first = rounds().at_most_once(store.clone());
+            let second = rounds().at_most_once(store.clone());
+            let alice = call(Some("alice"));
+            let state = state_for(&first, &alice);
+
+            // Another user's attempt is refused and does not use the round up.
+            assert!(matches!(
+                second.open(&call(Some("mallory")), Some(&state), None),
+                Err(RoundError::Unbound(Unbound::OtherUser))
+            ));
+            assert!(store.is_empty());
+
+            let answers = second.open(&alice, Some(&state), None).unwrap().unwrap();
+            assert_eq!(
+                store
+                    .get(answers.round_id())
+                    .unwrap()
+                    .map(|u| u.expires_at()),
+                Some(answers.expires_at())
+            );
+            for instance in [&first, &second] {
+                let replay = instance.open(&alice, Some(&state), None);
+                assert!(matches!(replay, Err(RoundError::Used)), "{replay:?}");
+                let error = ErrorData::from(replay.unwrap_err());
+                assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+                assert!(
+                    error.message.contains("already answered once"),
+                    "{}",
+                    error.message
+                );
+            }
+            // A fresh round of the same request opens once too.
+            let next = state_for(&first, &alice);
+            assert!(first.open(&alice, Some(&next), None).is_ok());
+            assert!(matches!(
+                second.open(&alice, Some(&next), None),
+                Err(RoundError::Used)
+            ));
+            assert_eq!(store.len(), 2);
+            // Rounds without the store open the same state again: the option is what
+            // refuses replays.
+            assert!(rounds().open(&alice, Some(&state), None).is_ok());
+        }
+
+        #[test]
+        fn records_go_once_their_rounds_expire_and_not_before() {
+            let store: MemoryStore<UsedRound> = MemoryStore::new();
+            let used = UsedRounds::new(store.clone());
+            assert!(used.record("a", 1_000, 0).unwrap());
+            assert!(!used.record("a", 1_000, 10).unwrap());
+            assert!(used.record("b", 2_000, 999).unwrap());
+            assert_eq!(store.len(), 2);
+            // At 1 000 ms round "a" has expired (its state no longer opens): removed.
+            assert!(used.record("c", 3_000, 1_000).unwrap());
+            assert_eq!(store.get("a").unwrap(), None);
+            assert!(store.get("b").unwrap().is_some());
+            assert_eq!(store.len(), 2);
+            assert!(used.record("d", 4_000, 5_000).unwrap());
+            assert_eq!(store.len(), 1);
+            assert!(format!("{used:?}").contains("recorded: 1"));
+        }
+
+        #[derive(Debug)]
+        struct Down;
+
+        impl Store<UsedRound> for Down {
+            fn insert_new(&self, _: &str, _: UsedRound) -> Result<bool, StoreError> {
+                Err(StoreError::new("connection refused"))
+            }
+            fn get(&self, _: &str) -> Result<Option<UsedRound>, StoreError> {
+                Err(StoreError::new("connection refused"))
+            }
+            fn compare_and_swap(
+                &self,
+                _: &str,
+                _: &UsedRound,
+                _: Option<UsedRound>,
+            ) -> Result<bool, StoreError> {
+                Err(StoreError::new("connection refused"))
+            }
+        }
+
+        #[test]
+        fn a_store_that_fails_refuses_the_round() {
+            let rounds = rounds().at_most_once(Down);
+            let alice = call(Some("alice"));
+            let state = state_for(&rounds, &alice);
+            let refused = rounds.open(&alice, Some(&state), None);
+            assert!(matches!(refused, Err(RoundError::Store(_))), "{refused:?}");
+            let refused = refused.unwrap_err();
+            assert!(std::error::Error::source(&refused).is_some());
+            let error = ErrorData::from(refused);
+            assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
+            assert!(error.message.contains("refused"), "{}", error.message);
+        }
     }
 
     #[test]
