@@ -20,6 +20,18 @@
 //!
 //! Each rule ends, where it helps, with what elicit does about it.
 //!
+//! Each id also has a short title, which error messages give beside the id so that
+//! it means something where it is read: [`cite`] renders "see F5 (form mode never asks
+//! for a secret)", [`title`] gives the title alone and [`all`] lists every rule.
+//!
+//! ```
+//! use elicit_core::rules;
+//!
+//! assert_eq!(rules::title("F5"), Some("form mode never asks for a secret"));
+//! assert_eq!(rules::cite("F5"), "see F5 (form mode never asks for a secret)");
+//! assert!(rules::all().iter().any(|rule| rule.id() == "D13"));
+//! ```
+//!
 //! ## Capabilities (C)
 //!
 //! ### C1
@@ -495,3 +507,203 @@
 //! In the lenient parse, a malformed cosmetic member (`title`, `description`, `_meta`)
 //! is read as absent, as C6 does for capabilities. A malformed constraint is an error
 //! in both parses.
+
+/// One rule: its id ("F5") and a short title ("form mode never asks for a secret").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rule {
+    id: &'static str,
+    title: &'static str,
+}
+
+impl Rule {
+    const fn new(id: &'static str, title: &'static str) -> Self {
+        Rule { id, title }
+    }
+
+    /// The id, as the documentation and messages cite it: "F5".
+    pub fn id(&self) -> &'static str {
+        self.id
+    }
+
+    /// The short title: "form mode never asks for a secret".
+    pub fn title(&self) -> &'static str {
+        self.title
+    }
+
+    /// "see F5 (form mode never asks for a secret)", as messages cite it.
+    pub fn cite(&self) -> String {
+        format!("see {} ({})", self.id, self.title)
+    }
+}
+
+const RULES: &[Rule] = &[
+    Rule::new("C1", "a client declares its modes in `initialize`"),
+    Rule::new("C2", "no `elicitation` member means no elicitation"),
+    Rule::new("C3", "a mode is supported only when its member is present"),
+    Rule::new("C4", "a capability may declare no mode at all"),
+    Rule::new(
+        "C5",
+        "an empty ACP capability declares no mode, unlike MCP's",
+    ),
+    Rule::new("C6", "a malformed capability member reads as absent"),
+    Rule::new("C7", "an agent asks only in a mode the client declared"),
+    Rule::new("C8", "a client answers an undeclared mode with `-32602`"),
+    Rule::new("E1", "an elicitation is an `elicitation/create` request"),
+    Rule::new("E2", "`mode` is required: `form` or `url`"),
+    Rule::new("E3", "the scope is a session or a request, in the params"),
+    Rule::new("E4", "every request carries a message for the person"),
+    Rule::new(
+        "E5",
+        "an elicitation belongs to its connection and its user",
+    ),
+    Rule::new("E6", "an unknown mode or kind is kept, never guessed at"),
+    Rule::new("E7", "`_meta` is kept and never interpreted"),
+    Rule::new("F1", "a form is one flat object schema"),
+    Rule::new("F2", "each property is a primitive of a known kind"),
+    Rule::new("F3", "answers are checked on both sides"),
+    Rule::new("F4", "defaults are pre-filled"),
+    Rule::new("F5", "form mode never asks for a secret"),
+    Rule::new("F6", "secrets go through URL mode"),
+    Rule::new("F7", "no clickable URL in a form"),
+    Rule::new("U1", "a URL request carries its id, URL, message and scope"),
+    Rule::new("U2", "accepting a URL is consent, not completion"),
+    Rule::new(
+        "U3",
+        "nothing obtained through the URL comes back over the protocol",
+    ),
+    Rule::new("U4", "URL elicitation ids are unique and opaque"),
+    Rule::new(
+        "U5",
+        "a completion goes only to the connection that was asked",
+    ),
+    Rule::new("U6", "a client ignores unknown and repeated completions"),
+    Rule::new("S1", "no credentials or personal data in a URL, and HTTPS"),
+    Rule::new("S2", "a URL is shown whole and opened only on consent"),
+    Rule::new("S3", "a URL is opened in a secure context"),
+    Rule::new("S4", "the domain stands out, with warnings"),
+    Rule::new("S5", "no clickable URL but a URL request's own"),
+    Rule::new("S6", "the user who completes is the user who was asked"),
+    Rule::new("R1", "the answer is accept, decline or cancel"),
+    Rule::new("R2", "content means something only with accept"),
+    Rule::new("R3", "accepted content matches the schema"),
+    Rule::new("R4", "an accepted URL request carries no content"),
+    Rule::new("R5", "decline, cancel and failure are handled"),
+    Rule::new("K1", "the person sees who asks and can decline or cancel"),
+    Rule::new("K2", "answers are reviewed before they are sent"),
+    Rule::new("K3", "the host is shown before a URL is opened"),
+    Rule::new("K4", "the request's message is shown"),
+    Rule::new("V1", "lengths count code points"),
+    Rule::new("V2", "an integer may be written `3.0`"),
+    Rule::new("V3", "a number accepts integers"),
+    Rule::new("V4", "a pattern is searched for, not anchored"),
+    Rule::new("V5", "required keys are present and not `null`"),
+    Rule::new("V6", "multi-select items are options, repeats allowed"),
+    Rule::new("V7", "formats are checked"),
+    Rule::new("M1", "MCP requests have no scope"),
+    Rule::new("M2", "an empty MCP capability means form mode"),
+    Rule::new(
+        "M3",
+        "MCP's completion is `notifications/elicitation/complete`",
+    ),
+    Rule::new("M4", "MCP's `-32042` asks for a URL elicitation first"),
+    Rule::new("M5", "MCP's `enumNames` is read, never written"),
+    Rule::new("M6", "MCP 2026-07-28 asks inside `InputRequiredResult`"),
+    Rule::new("M7", "MCP's schema has no `pattern`: the agent enforces it"),
+    Rule::new("D1", "a request has exactly one scope"),
+    Rule::new("D2", "`required` names defined properties only"),
+    Rule::new("D3", "`enum` and `oneOf` together are an error"),
+    Rule::new("D4", "options are not empty and not repeated"),
+    Rule::new("D5", "integers are range-checked, never wrapped"),
+    Rule::new("D6", "lengths are counted in Unicode scalar values"),
+    Rule::new("D7", "only the four formats are written"),
+    Rule::new("D8", "a pattern the engine cannot compile is refused"),
+    Rule::new("D9", "content keys the schema does not define are allowed"),
+    Rule::new("D10", "a present `null` is never a value"),
+    Rule::new("D11", "a default is valid for its own property"),
+    Rule::new("D12", "limits against abuse, with safe defaults"),
+    Rule::new("D13", "field order is kept end to end"),
+    Rule::new(
+        "D14",
+        "a malformed cosmetic member reads as absent when lenient",
+    ),
+];
+
+/// Every rule of this page, in its order.
+pub fn all() -> &'static [Rule] {
+    RULES
+}
+
+/// The rule with this id ("F5"; case does not matter), if there is one.
+pub fn get(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|rule| rule.id.eq_ignore_ascii_case(id))
+}
+
+/// The short title of the rule with this id ("F5"), if there is one.
+pub fn title(id: &str) -> Option<&'static str> {
+    get(id).map(Rule::title)
+}
+
+/// The citation of a rule as messages give it: `cite("F5")` is "see F5 (form mode
+/// never asks for a secret)". An id this page does not have is cited bare ("see X9").
+pub fn cite(id: &str) -> String {
+    match get(id) {
+        Some(rule) => rule.cite(),
+        None => format!("see {id}"),
+    }
+}
+
+/// Several citations in one: `cite_each(&["F5", "F6"])` is "see F5 (form mode never
+/// asks for a secret) and F6 (secrets go through URL mode)".
+pub fn cite_each(ids: &[&str]) -> String {
+    let mut out = String::from("see ");
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if i + 1 == ids.len() { " and " } else { ", " });
+        }
+        match get(id) {
+            Some(rule) => {
+                out.push_str(rule.id);
+                out.push_str(" (");
+                out.push_str(rule.title);
+                out.push(')');
+            }
+            None => out.push_str(id),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `### ID` heading of this page has a title, in the page's order, and no
+    /// title names a rule the page does not state.
+    #[test]
+    fn every_rule_of_the_page_has_a_title_and_only_those() {
+        let page = include_str!("rules.rs");
+        let headings: Vec<&str> = page
+            .lines()
+            .filter_map(|line| line.strip_prefix("//! ### "))
+            .map(str::trim)
+            .collect();
+        let ids: Vec<&str> = all().iter().map(Rule::id).collect();
+        assert_eq!(headings, ids);
+        assert!(all().iter().all(|rule| !rule.title().is_empty()
+            && !rule.title().ends_with('.')
+            && rule.title().len() < 70));
+    }
+
+    #[test]
+    fn a_citation_carries_the_id_and_its_words() {
+        assert_eq!(cite("F5"), "see F5 (form mode never asks for a secret)");
+        assert_eq!(cite("d13"), "see D13 (field order is kept end to end)");
+        assert_eq!(cite("Z1"), "see Z1");
+        assert_eq!(
+            cite_each(&["F5", "F6", "F7"]),
+            "see F5 (form mode never asks for a secret), F6 (secrets go through URL mode) \
+             and F7 (no clickable URL in a form)"
+        );
+        assert_eq!(title("Z1"), None);
+    }
+}

@@ -11,6 +11,7 @@ use syn::ext::IdentExt;
 
 use crate::attr::{self, Position};
 use crate::ctxt::Ctxt;
+use elicit_core::rules;
 
 pub struct Container<'a> {
     pub ident: &'a syn::Ident,
@@ -199,7 +200,10 @@ fn enum_variants<'a>(
         // D4: a select needs at least one option.
         cx.error_spanned_by(
             &input.ident,
-            "an enum with no variants cannot be a select: a select needs at least one option (D4)",
+            format!(
+                "an enum with no variants cannot be a select: a select needs at least one option; {}",
+                rules::cite("D4")
+            ),
         );
         return None;
     }

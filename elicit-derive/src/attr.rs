@@ -17,6 +17,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, LitBool, LitFloat, LitInt, LitStr, Meta, Token};
 
+use elicit_core::rules;
 use elicit_core::schema::Format;
 use elicit_core::schema::{Limits, Pattern};
 
@@ -451,7 +452,10 @@ fn compile_pattern(cx: &Ctxt, s: Setting<String>) -> Option<Setting<PatternLit>>
     if len > limit {
         cx.error_spanned_by(
             &s.tokens,
-            format!("`pattern` is {len} characters long; clients refuse patterns longer than {limit} (D12)"),
+            format!(
+                "`pattern` is {len} characters long; clients refuse patterns longer than {limit}; {}",
+                rules::cite("D12")
+            ),
         );
         return None;
     }
@@ -486,9 +490,10 @@ fn parse_format(cx: &Ctxt, s: Setting<String>) -> Option<Setting<Format>> {
             cx.error_spanned_by(
                 &s.tokens,
                 format!(
-                    "unknown `format` `{}`; elicitation forms allow {} (F2)",
+                    "unknown `format` `{}`; elicitation forms allow {}; {}",
                     s.value,
-                    known.join(", ")
+                    known.join(", "),
+                    rules::cite("F2")
                 ),
             );
             None

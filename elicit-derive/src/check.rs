@@ -16,6 +16,7 @@ use quote::ToTokens;
 use syn::ext::IdentExt;
 
 use elicit_core::__private::find_secret;
+use elicit_core::rules;
 use elicit_core::schema::Limits;
 
 use crate::ast::{Container, Data, Field, Variant, WireName};
@@ -125,7 +126,10 @@ fn check_variant(cx: &Ctxt, limits: &Limits, cont: &Container, variant: &Variant
     if let (Some(description), false) = (&a.description, titled) {
         cx.error_spanned_by(
             &description.key,
-            "an option `description` needs a titled enum: give this variant (or another one) a `title`, which makes every option `{const, title, description}` (F2)",
+            format!(
+                "an option `description` needs a titled enum: give this variant (or another one) a `title`, which makes every option `{{const, title, description}}`; {}",
+                rules::cite("F2")
+            ),
         );
     }
 }
@@ -313,8 +317,9 @@ fn check_default_fits(cx: &Ctxt, field: &Field, kind: Option<KindHint>) {
                     cx.error_spanned_by(
                         tokens,
                         format!(
-                            "the `default` is not a valid `{}` (V7)",
-                            format.value.name()
+                            "the `default` is not a valid `{}`; {}",
+                            format.value.name(),
+                            rules::cite("V7")
                         ),
                     );
                 }
@@ -411,9 +416,10 @@ fn check_no_secret(cx: &Ctxt, field: &Field) {
             cx.error_spanned_by(
                 tokens,
                 format!(
-                    "{subject} asks for {} (`{}`): form mode must not collect secrets or credentials (F5); request it with a URL-mode elicitation instead (F6), on the agent's own page with `#[elicit(url_mode)]` on the struct, or, if it is not a secret, say why with `#[elicit(allow_secret = \"...\")]`",
+                    "{subject} asks for {} (`{}`): form mode must not collect secrets or credentials; request it with a URL-mode elicitation instead, on the agent's own page with `#[elicit(url_mode)]` on the struct, or, if it is not a secret, say why with `#[elicit(allow_secret = \"...\")]`; {}",
                     hit.kind.describe(),
-                    hit.term
+                    hit.term,
+                    rules::cite_each(&["F5", "F6"])
                 ),
             );
             // One finding per field: the rest would repeat it.
@@ -537,8 +543,9 @@ fn check_form_size(cx: &Ctxt, limits: &Limits, cont: &Container, fields: &[Field
         cx.error_spanned_by(
             cont.ident,
             format!(
-                "the form has {count} properties; clients refuse more than {} by default (D12): split it into several elicitations",
-                limits.max_properties
+                "the form has {count} properties; clients refuse more than {} by default: split it into several elicitations; {}",
+                limits.max_properties,
+                rules::cite("D12")
             ),
         );
     }
@@ -549,9 +556,10 @@ fn check_option_count(cx: &Ctxt, limits: &Limits, cont: &Container, variants: &[
         cx.error_spanned_by(
             cont.ident,
             format!(
-                "the select has {} options; clients refuse more than {} by default (D12)",
+                "the select has {} options; clients refuse more than {} by default; {}",
                 variants.len(),
-                limits.max_options
+                limits.max_options,
+                rules::cite("D12")
             ),
         );
     }
@@ -563,9 +571,10 @@ fn check_text_size(cx: &Ctxt, limits: &Limits, text: Option<(&String, &TokenStre
         cx.error_spanned_by(
             tokens.to_token_stream(),
             format!(
-                "this text is {} bytes long; clients refuse texts over {} bytes by default (D12)",
+                "this text is {} bytes long; clients refuse texts over {} bytes by default; {}",
                 text.len(),
-                limits.max_text_bytes
+                limits.max_text_bytes,
+                rules::cite("D12")
             ),
         );
     }

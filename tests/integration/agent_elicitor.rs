@@ -138,7 +138,8 @@ fn a_caller_degrades_on_an_undeclared_mode() {
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the client did not declare the `form` elicitation mode; degrade to another flow or fail the operation"
+        "the client did not declare the `form` elicitation mode; degrade to another flow or fail \
+         the operation; see C7 (an agent asks only in a mode the client declared)"
     );
 }
 

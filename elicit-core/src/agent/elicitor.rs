@@ -106,13 +106,15 @@ pub(super) fn write_secret_in_form(
     findings: &[Finding],
 ) -> fmt::Result {
     f.write_str("form mode must not ask for secrets or credentials; use URL mode")?;
-    write_findings(f, findings)
+    write_findings(f, findings)?;
+    write!(f, "; {}", crate::rules::cite_each(&["F5", "F6"]))
 }
 
 /// The text of [`RefusedError::LinkInForm`], shared with `AskError::LinkInForm`.
 pub(super) fn write_link_in_form(f: &mut fmt::Formatter<'_>, findings: &[Finding]) -> fmt::Result {
     f.write_str("a form-mode request should not carry clickable URLs")?;
-    write_findings(f, findings)
+    write_findings(f, findings)?;
+    write!(f, "; {}", crate::rules::cite("F7"))
 }
 
 impl fmt::Display for RefusedError {
@@ -121,7 +123,8 @@ impl fmt::Display for RefusedError {
             RefusedError::ModeNotSupported(mode) => write!(
                 f,
                 "the client did not declare the `{mode}` elicitation mode; degrade to another flow \
-                 or fail the operation"
+                 or fail the operation; {}",
+                crate::rules::cite("C7")
             ),
             RefusedError::SecretInForm(findings) => write_secret_in_form(f, findings),
             RefusedError::LinkInForm(findings) => write_link_in_form(f, findings),

@@ -23,7 +23,7 @@ use crate::protocol::{Action, ElicitationResponse};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[must_use = "a URL elicitation can be declined or cancelled; handle every outcome (R5)"]
+#[must_use = "a URL elicitation can be declined or cancelled: handle every outcome; see R5 (decline, cancel and failure are handled)"]
 pub enum UrlOutcome {
     /// The user agreed to open the URL. The external interaction has not finished,
     /// and may never ([U2](crate::rules#u2)): wait for it before going on.

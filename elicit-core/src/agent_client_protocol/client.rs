@@ -143,7 +143,7 @@ use crate::protocol::{
 /// the [module documentation](self).
 ///
 /// It is the SDK handler itself (`Client.v1().with_handler(elicit.clone())`), built
-/// as rmcp's [`ElicitClient`](crate::rmcp::client::ElicitClient) is:
+/// as rmcp's `elicit::rmcp::client::ElicitClient` is:
 /// `ElicitClient::new(asker).with_policy(policy)`.
 ///
 /// Cheap to clone; clones share the asker and the connection's state (the agent's

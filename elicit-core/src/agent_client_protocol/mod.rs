@@ -138,6 +138,18 @@
 //! The SDK needs Rust 1.88 or newer (edition 2024): this feature does too, while the
 //! rest of the workspace keeps its minimum of Rust 1.85. The SDK is runtime-neutral
 //! and so is this module; the repository's example and tests drive it with tokio.
+//!
+//! # Importing it
+//!
+//! This module is named after the SDK it integrates, so `use
+//! elicit::agent_client_protocol;` would hide the `agent_client_protocol` crate itself
+//! in that file. Import it under a name of its own, or name the items:
+//!
+//! ```text
+//! use elicit::agent_client_protocol as elicit_acp;
+//! use elicit::agent_client_protocol::ask;
+//! use agent_client_protocol::Client; // still the SDK
+//! ```
 
 mod ask;
 mod cancel;

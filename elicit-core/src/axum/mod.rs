@@ -174,6 +174,18 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Importing it
+//!
+//! This module is named after the crate it integrates, so `use elicit::axum;` would
+//! hide the `axum` crate itself in that file (`axum::Router` would then be looked
+//! for here). Import it under a name of its own, or name the items:
+//!
+//! ```text
+//! use elicit::axum as elicit_axum;
+//! use elicit::axum::SecurePage;
+//! use axum::Router; // still the web framework
+//! ```
 
 mod handlers;
 mod public;
@@ -750,6 +762,23 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
         self.open_page(elicitation_id, user, true)
     }
 
+    /// Serves the page on its own, for a secret asked outside any MCP or ACP
+    /// elicitation (a web app's settings, a CLI that prints the link): the page mints
+    /// the link's `elicitationId` itself, unguessable as the registry's
+    /// ([U4](crate::rules#u4)), readable with [`PageWait::elicitation_id`], and takes a
+    /// submission at once, as [`open`](Self::open) does. No [`Elicitor`] is needed.
+    ///
+    /// `user` is who must fill it ([S6](crate::rules#s6)); refused with
+    /// [`PageError::UserNotVerifiable`] when the page cannot verify that, and with
+    /// [`PageError::RandomnessUnavailable`] when no id can be made.
+    ///
+    /// [`Elicitor`]: crate::Elicitor
+    pub fn open_standalone(self, user: Option<&UserId>) -> Result<PageWait<T>, PageError> {
+        let elicitation_id = random_hex::<STANDALONE_ID_BYTES>()
+            .map_err(|e| PageError::RandomnessUnavailable(e.to_string()))?;
+        self.open_page(&elicitation_id, user, false)
+    }
+
     fn open_page(
         self,
         elicitation_id: &str,
@@ -810,6 +839,7 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
         }
         Ok(PageWait {
             token: self.token,
+            elicitation_id: elicitation_id.to_owned(),
             page: self.page.clone(),
             answer: rx,
             expires_at,
@@ -826,6 +856,7 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
 #[must_use = "dropping the wait closes the page"]
 pub struct PageWait<T> {
     token: String,
+    elicitation_id: String,
     page: SecurePage,
     answer: oneshot::Receiver<Answer>,
     expires_at: SystemTime,
@@ -852,6 +883,12 @@ impl<T> fmt::Debug for PageWait<T> {
 }
 
 impl<T: Elicit + Send + 'static> PageWait<T> {
+    /// The `elicitationId` the page was opened for: the one given to
+    /// [`PageLink::open`], or the one [`PageLink::open_standalone`] minted.
+    pub fn elicitation_id(&self) -> &str {
+        &self.elicitation_id
+    }
+
     /// When the link stops being accepted.
     pub fn expires_at(&self) -> SystemTime {
         self.expires_at
@@ -1131,7 +1168,8 @@ impl fmt::Display for PageError {
             PageError::UserNotVerifiable(reason) => write!(
                 f,
                 "the page cannot verify that whoever fills it is the user who started the \
-                 elicitation (S6), so it was not opened: {reason}"
+                 elicitation, so it was not opened: {reason}; {}",
+                crate::rules::cite("S6")
             ),
             PageError::ConsentNotRecorded => f.write_str(
                 "the page waits for the client's consent, which was not recorded: call \
@@ -1151,6 +1189,10 @@ impl std::error::Error for PageError {
 }
 
 /// A fresh token: 256 bits from the operating system's random source, in lowercase hex.
+/// The random bytes of an `elicitationId` a standalone page mints: 128 bits, as the
+/// URL registry's ([U4](crate::rules#u4)).
+const STANDALONE_ID_BYTES: usize = 16;
+
 fn mint_token() -> Result<String, PageError> {
     random_hex::<TOKEN_BYTES>().map_err(|e| PageError::RandomnessUnavailable(e.to_string()))
 }

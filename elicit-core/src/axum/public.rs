@@ -293,9 +293,10 @@ impl fmt::Display for MountError {
             MountError::PlainHttp { origin } => write!(
                 f,
                 "the public origin `{origin}` uses plain `http` on a host that is not loopback: \
-                 the secure page must be reached over `https` outside development (S1); \
-                 use `https://`, with TLS at the proxy in front, or `http` only on \
-                 `localhost`, `127.0.0.1` or `[::1]`"
+                 the secure page must be reached over `https` outside development: use \
+                 `https://`, with TLS at the proxy in front, or `http` only on \
+                 `localhost`, `127.0.0.1` or `[::1]`; {}",
+                crate::rules::cite("S1")
             ),
             MountError::MountPath { path, reason } => {
                 write!(f, "`{path}` is not a mount path for the secure page: {reason}")
@@ -304,9 +305,10 @@ impl fmt::Display for MountError {
                 f,
                 "the secure page at the public origin `{origin}` has no way to tell who fills \
                  it: anyone a link reaches (a forwarded message, a shared screen) could answer \
-                 for the user who asked (S6); give the builder `authenticate` with the \
+                 for the user who asked; give the builder `authenticate` with the \
                  application's own login, or, for a deployment with one user and no login, \
-                 `unauthenticated_single_user`"
+                 `unauthenticated_single_user`; {}",
+                crate::rules::cite("S6")
             ),
         }
     }

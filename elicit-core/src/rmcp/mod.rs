@@ -81,6 +81,23 @@
 //! [`AskError::ModeNotSupported`] without sending. Elicit there through
 //! `InputRequiredResult`, with [`input`].
 //!
+//! # Importing it
+//!
+//! This module is named after the crate it integrates, so `use elicit::rmcp;` would
+//! hide the `rmcp` crate itself in that file, and the errors that follow ("could not
+//! find `model` in `rmcp`") do not say why. Import it under a name of its own, or call
+//! it by its path:
+//!
+//! ```text
+//! use elicit::rmcp as elicit_rmcp;
+//! use rmcp::model::CallToolResult; // still the SDK
+//!
+//! let answer = elicit_rmcp::ask::<Plan>(&peer, "How many passes?").await;
+//! ```
+//!
+//! The module keeps the crate's name on purpose: it says what it integrates, as
+//! `elicit::axum` and `elicit::agent_client_protocol` do.
+//!
 //! [rmcp]: https://docs.rs/rmcp
 
 use ::rmcp::model::{CustomRequest, ProtocolVersion, ServerRequest};

@@ -438,21 +438,24 @@ impl PropertySchema {
             PropertyKind::String(s) => {
                 if let Some(FormatSpec::Unknown(f)) = &s.format {
                     push(format!(
-                        "unknown format `{f}` is kept as an annotation (D7)"
+                        "unknown format `{f}` is kept as an annotation; {}",
+                        crate::rules::cite("D7")
                     ));
                 }
                 if let Some(p) = &s.pattern {
                     if let Err(e) = p.regex() {
                         push(format!(
-                            "pattern `{}` is not enforced: {e} (D8)",
-                            p.source()
+                            "pattern `{}` is not enforced: {e}; {}",
+                            p.source(),
+                            crate::rules::cite("D8")
                         ));
                     }
                 }
             }
             PropertyKind::Unknown(u) => push(format!(
-                "unknown property type `{}` cannot be rendered or validated (E6)",
-                u.type_name()
+                "unknown property type `{}` cannot be rendered or validated; {}",
+                u.type_name(),
+                crate::rules::cite("E6")
             )),
             _ => {}
         }

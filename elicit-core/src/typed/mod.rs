@@ -27,7 +27,7 @@ pub mod private;
 /// The outcome of an elicitation for a typed form ([R1](crate::rules#r1), [R5](crate::rules#r5)): the agent must handle all
 /// three.
 #[derive(Debug, Clone, PartialEq)]
-#[must_use = "an elicitation can be declined or cancelled; handle every outcome (R5)"]
+#[must_use = "an elicitation can be declined or cancelled: handle every outcome; see R5 (decline, cancel and failure are handled)"]
 pub enum Elicited<T> {
     /// The user submitted the form; the content was valid and parsed.
     Accepted(T),
