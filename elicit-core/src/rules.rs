@@ -25,7 +25,7 @@
 //! for a secret)", [`title`] gives the title alone and [`all`] lists every rule.
 //!
 //! ```
-//! use elicit_core::rules;
+//! use elicit::rules;
 //!
 //! assert_eq!(rules::title("F5"), Some("form mode never asks for a secret"));
 //! assert_eq!(rules::cite("F5"), "see F5 (form mode never asks for a secret)");

@@ -82,18 +82,6 @@ impl RelayKey {
         Some(RelayKey { bytes })
     }
 
-    /// The relay key of a deployment whose instances share `round_key` for MCP's
-    /// `requestState` (feature `rmcp_3`): derived from it with the label
-    /// `elicit.relay.v1`, as [`derived_from_secret`](Self::derived_from_secret) does.
-    #[cfg(feature = "rmcp_3")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "rmcp_3")))]
-    pub fn derived_from(round_key: &crate::rmcp::input::RoundKey) -> Self {
-        let mut secret = round_key.to_bytes();
-        let key = Self::derived_from_secret(&secret);
-        secret.fill(0);
-        key.expect("invariant: a 32-byte secret is a valid BLAKE2b key")
-    }
-
     /// The sub-key of `purpose`.
     fn sub_key(&self, purpose: Purpose) -> [u8; 32] {
         let mac = Blake2bMac::<U32>::new_with_salt_and_personal(&self.bytes, b"", purpose.label())

@@ -91,6 +91,22 @@ pub struct RoundKey {
     id: [u8; KEY_ID_LEN],
 }
 
+// Here, not in `agent::relay_key`: the agent layer never names the rmcp layer above it
+// (`layers::no_module_names_one_above_it`); an inherent impl may live in any module.
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "rmcp_3", feature = "redis"))))]
+impl crate::agent::RelayKey {
+    /// The relay key of a deployment whose instances share `round_key` for MCP's
+    /// `requestState` (feature `rmcp_3`): derived from it with the label
+    /// `elicit.relay.v1`, as [`derived_from_secret`](crate::agent::RelayKey::derived_from_secret) does.
+    pub fn derived_from(round_key: &RoundKey) -> Self {
+        let mut secret = round_key.to_bytes();
+        let key = crate::agent::RelayKey::derived_from_secret(&secret);
+        secret.fill(0);
+        key.expect("invariant: a 32-byte secret is a valid BLAKE2b key")
+    }
+}
+
 impl RoundKey {
     /// The key made of these 32 bytes (read them from the deployment's secret store;
     /// every instance uses the same).
