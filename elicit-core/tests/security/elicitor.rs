@@ -538,11 +538,14 @@ fn every_refusal_explains_itself() {
     assert_eq!(messages.len(), errors.len());
     assert!(messages.iter().all(|m| !m.is_empty()));
 
-    // The findings are listed after the reason, in order.
+    // The findings are listed after the reason, in order, and the rules they break
+    // are cited last, each with its title.
     for (error, findings) in [(&errors[2], &secret), (&errors[3], &links)] {
         let text = error.to_string();
-        let list = format!(": {}; {}", findings[0], findings[1]);
-        assert!(text.ends_with(&list), "{text}");
+        let list = format!(": {}; {}; see ", findings[0], findings[1]);
+        assert!(text.contains(&list), "{text}");
+        let citation = &text[text.find(&list).unwrap() + list.len() - "see ".len()..];
+        assert!(citation.starts_with("see F") && citation.ends_with(')'), "{text}");
         assert_eq!(text.matches(&findings[0].to_string()).count(), 1, "{text}");
     }
     // The wire error is transparent: its text is the error's, and not repeated as a
