@@ -545,7 +545,10 @@ fn every_refusal_explains_itself() {
         let list = format!(": {}; {}; see ", findings[0], findings[1]);
         assert!(text.contains(&list), "{text}");
         let citation = &text[text.find(&list).unwrap() + list.len() - "see ".len()..];
-        assert!(citation.starts_with("see F") && citation.ends_with(')'), "{text}");
+        assert!(
+            citation.starts_with("see F") && citation.ends_with(')'),
+            "{text}"
+        );
         assert_eq!(text.matches(&findings[0].to_string()).count(), 1, "{text}");
     }
     // The wire error is transparent: its text is the error's, and not repeated as a
