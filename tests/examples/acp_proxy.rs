@@ -1,5 +1,5 @@
 //! `examples/acp_proxy.rs` in front of `examples/acp_agent.rs`, driven by the official
-//! ACP TypeScript client (`tests/mcp_ts/acp_proxy_client.mjs`, `@agentclientprotocol/sdk`)
+//! ACP TypeScript client (`tests/mcp_ts/hop_client.mjs`, `@agentclientprotocol/sdk`)
 //! answering as the person: three processes, two real ACP wires. The test reads the
 //! client's wire (every message the SDK read or wrote) and checks what the person was
 //! asked, in which session, what the inner agent received, and every message against
@@ -57,7 +57,7 @@ fn binaries() -> &'static (PathBuf, PathBuf) {
 async fn run(script: Value) -> Option<Vec<Value>> {
     let node = node()?;
     let (proxy, agent) = binaries();
-    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_ts/acp_proxy_client.mjs");
+    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_ts/hop_client.mjs");
     let mut child = Command::new(node)
         .arg(client)
         .arg(script.to_string())
@@ -77,10 +77,7 @@ async fn run(script: Value) -> Option<Vec<Value>> {
         .expect("the TypeScript client finished within 90 s")
         .expect("its stdout is readable");
     let status = child.wait().await.expect("the client exits");
-    assert!(
-        status.success(),
-        "acp_proxy_client.mjs failed: {status}\n{out}"
-    );
+    assert!(status.success(), "hop_client.mjs failed: {status}\n{out}");
     Some(
         out.lines()
             .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))

@@ -1,8 +1,9 @@
-// The person's side of the three-hop tests (tests/examples/three_hops.rs): the official
-// ACP TypeScript client (@agentclientprotocol/sdk, ACP v1 with its unstable elicitation
-// methods) that starts an ACP agent (acp_mcp_agent hosting an MCP server), opens a
-// session, sends prompts, and answers each `elicitation/create` as the person would,
-// from a script.
+// The person's side of the three-hop tests (tests/examples/three_hops.rs) and of the
+// proxy tests (tests/examples/acp_proxy.rs): the official ACP TypeScript client
+// (@agentclientprotocol/sdk, ACP v1 with its unstable elicitation methods) that starts an
+// ACP agent (acp_mcp_agent hosting an MCP server, or acp_proxy in front of acp_agent),
+// opens a session, sends prompts, and answers each `elicitation/create` as the person
+// would, from a script.
 //
 //   node hop_client.mjs SCRIPT_JSON -- AGENT ARGS...
 //
@@ -19,7 +20,7 @@
 // Prints one JSON line per event: {"dir": "in"|"out", "message": …} for every message
 // on the ACP wire (as the SDK read or wrote it), {"elicited": params, "id": …},
 // {"withdrawn": id} when the agent withdrew a request, {"completed": params} for
-// `elicitation/complete`, {"initialized": result}, and {"response": {"prompt", "result"
+// `elicitation/complete`, {"initialized": result}, {"session": id}, and {"response": {"prompt", "result"
 // | "error"}} for each prompt.
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { spawn } from "node:child_process";
@@ -121,6 +122,7 @@ const initialized = await agent.request("initialize", {
 });
 print({ initialized });
 ({ sessionId } = await agent.request("session/new", { cwd: process.cwd(), mcpServers: [] }));
+print({ session: sessionId });
 for (const text of script.prompts ?? []) {
   try {
     const result = await agent.request("session/prompt", {
@@ -132,6 +134,8 @@ for (const text of script.prompts ?? []) {
     print({ response: { prompt: text, error: { code: error.code, message: String(error.message) } } });
   }
 }
+// A completion may follow the turn's answer: give it a moment to arrive.
+await new Promise((resolve) => setTimeout(resolve, 300));
 clearTimeout(timeout);
 connection.close();
 child.stdin.end();
