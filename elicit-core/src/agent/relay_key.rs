@@ -183,6 +183,26 @@ mod tests {
         assert!(!alone.verify(Purpose::Message, &[b"m"], &by_old));
     }
 
+    // covers: S6 (issue 28: what an instance writes under the current key, every
+    // instance sharing the keys accepts; nothing else passes)
+    #[test]
+    fn a_tag_made_with_the_keys_passes_under_the_same_keys_only() {
+        let keys = Keys {
+            current: RelayKey::from_bytes([2; 32]),
+            older: vec![RelayKey::from_bytes([1; 32])],
+        };
+        let tag = keys.tag(Purpose::Ticket, &[b"route", b"form"]);
+        assert_eq!(tag, keys.current.tag(Purpose::Ticket, &[b"route", b"form"]));
+        assert!(keys.verify(Purpose::Ticket, &[b"route", b"form"], &tag));
+        assert!(!keys.verify(Purpose::Ticket, &[b"route", b"form"], &[0; TAG_LEN]));
+        assert!(!keys.verify(Purpose::Message, &[b"route", b"form"], &tag));
+        let other = Keys {
+            current: RelayKey::from_bytes([1; 32]),
+            older: Vec::new(),
+        };
+        assert!(!other.verify(Purpose::Ticket, &[b"route", b"form"], &tag));
+    }
+
     #[test]
     fn a_derived_key_is_neither_the_secret_nor_another_secrets() {
         let a = RelayKey::derived_from_secret(&[7; 32]).unwrap();
@@ -190,6 +210,9 @@ mod tests {
         assert_ne!(a, RelayKey::derived_from_secret(&[8; 32]).unwrap());
         assert_eq!(a, RelayKey::derived_from_secret(&[7; 32]).unwrap());
         assert!(RelayKey::derived_from_secret(&[0; 65]).is_none());
+        // "At most 64 bytes": a 64-byte secret (a 512-bit key) is taken.
+        let long = RelayKey::derived_from_secret(&[7; 64]).expect("64 bytes fit BLAKE2b");
+        assert_ne!(long, a);
         assert_eq!(format!("{a:?}"), "RelayKey(<hidden>)");
     }
 }
