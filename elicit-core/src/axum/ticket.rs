@@ -286,3 +286,240 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2023-11-14T22:13:20.123Z, to the millisecond a ticket keeps.
+    fn at() -> SystemTime {
+        UNIX_EPOCH + Duration::from_millis(1_700_000_000_123)
+    }
+
+    fn ticket() -> PageTicket {
+        PageTicket::new("elicitation-1", Some(&UserId::new("alice")), at())
+    }
+
+    // covers: S6 (the store's key names reveal no live link)
+    #[test]
+    fn a_ticket_is_stored_under_a_digest_of_its_token_never_the_token() {
+        let token = "0123456789abcdef0123456789abcdef";
+        let key = PageTicket::store_key(token);
+        assert_eq!(key.len(), 64, "{key}");
+        assert!(
+            key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+            "{key}"
+        );
+        assert!(!key.contains(token));
+        // Every instance holding the token finds the same ticket; another token another.
+        assert_eq!(key, PageTicket::store_key(token));
+        assert_ne!(
+            key,
+            PageTicket::store_key("0123456789abcdef0123456789abcdee")
+        );
+        assert_ne!(PageTicket::store_key(""), PageTicket::store_key("x"));
+    }
+
+    // covers: S6, U4, U5
+    #[test]
+    fn a_ticket_reads_back_its_elicitation_user_and_expiry() {
+        let ticket = ticket();
+        assert_eq!(ticket.elicitation_id(), "elicitation-1");
+        assert_eq!(ticket.user(), Some(UserId::new("alice")));
+        assert_eq!(
+            PageTicket::new("e", None, at()).user(),
+            None,
+            "no user is not any user"
+        );
+        assert_eq!(ticket.expires_at(), at());
+        // Accepted up to the millisecond before its expiry, refused from then on.
+        assert!(!ticket.is_expired(at() - Duration::from_millis(1)));
+        assert!(ticket.is_expired(at()));
+        assert!(ticket.is_expired(at() + Duration::from_millis(1)));
+        assert!(!ticket.is_expired(UNIX_EPOCH + Duration::from_secs(1)));
+        assert_eq!(ticket.instance(), None);
+    }
+
+    // covers: U2, U5, S6
+    #[test]
+    fn each_step_changes_only_its_own_state() {
+        let fresh = ticket();
+        assert!(!fresh.is_used() && !fresh.awaits_consent() && !fresh.is_bound_to_a_browser());
+        assert_eq!(fresh.browser(), None);
+
+        let waiting = fresh.clone().awaiting_consent();
+        assert!(waiting.awaits_consent() && !waiting.is_used());
+        let consented = waiting.consented();
+        assert!(!consented.awaits_consent());
+        assert_eq!(consented, fresh);
+
+        let bound = fresh.with_browser("cookie-a".to_owned());
+        assert!(bound.is_bound_to_a_browser() && !bound.is_used());
+        assert_eq!(bound.browser(), Some("cookie-a"));
+        assert_eq!(bound.elicitation_id(), "elicitation-1");
+
+        let used = bound.used();
+        assert!(used.is_used());
+        assert_eq!(used.browser(), Some("cookie-a"), "using keeps the binding");
+        assert_eq!(used.user(), Some(UserId::new("alice")));
+        assert_eq!(used.expires_at(), at());
+    }
+
+    // covers: S6 (the browser's cookie is the right to submit: never in a log)
+    #[test]
+    fn debug_shows_the_state_but_not_the_browser_cookie() {
+        let ticket = ticket().with_browser("c0ffee00c0ffee00c0ffee00c0ffee00".to_owned());
+        let shown = format!("{ticket:?}");
+        assert!(shown.contains("elicitation-1"), "{shown}");
+        assert!(shown.contains("bound_to_a_browser: true"), "{shown}");
+        assert!(!shown.contains("c0ffee"), "{shown}");
+    }
+
+    // covers: S6 (a ticket as a shared store holds it reads back the same)
+    #[test]
+    fn a_ticket_survives_the_store_unchanged() {
+        let ticket = ticket()
+            .awaiting_consent()
+            .with_browser("b".to_owned())
+            .used();
+        let json = serde_json::to_string(&ticket).expect("serializable");
+        let back: PageTicket = serde_json::from_str(&json).expect("readable");
+        assert_eq!(back, ticket);
+        // The long member names of earlier versions are still read.
+        let old: PageTicket = serde_json::from_value(serde_json::json!({
+            "elicitation_id": "e", "user": "bob", "expires_at": 5, "used": true
+        }))
+        .expect("readable");
+        assert_eq!(old.user(), Some(UserId::new("bob")));
+        assert!(old.is_used());
+    }
+
+    #[cfg(feature = "redis")]
+    mod routed {
+        use super::*;
+        use crate::agent::{RelayKey, RelayKeys};
+
+        fn keys(byte: u8) -> RelayKeys {
+            RelayKeys {
+                current: RelayKey::from_bytes([byte; 32]),
+                older: Vec::new(),
+            }
+        }
+
+        fn route(instance: &str) -> Route {
+            Route {
+                instance: instance.to_owned(),
+            }
+        }
+
+        fn form(message: &str) -> RoutedForm {
+            RoutedForm {
+                schema: serde_json::json!({ "type": "object", "properties": {} }),
+                message: message.to_owned(),
+            }
+        }
+
+        fn routed_ticket() -> PageTicket {
+            ticket().routed(route("instance-a"), form("Your API key"))
+        }
+
+        const KEY: &str = "store-key-1";
+
+        // covers: S6, E5 (the waiting instance and its form, read by another instance)
+        #[test]
+        fn a_routed_ticket_names_its_instance_and_form() {
+            let ticket = routed_ticket();
+            assert_eq!(ticket.instance(), Some("instance-a"));
+            assert_eq!(ticket.route(), Some(&route("instance-a")));
+            assert_eq!(ticket.form(), Some(&form("Your API key")));
+            assert_eq!(PageTicket::new("e", None, at()).route(), None);
+            assert_eq!(PageTicket::new("e", None, at()).form(), None);
+        }
+
+        // covers: S6, E5 (issue 28: whoever can write to Redis cannot make an
+        // instance show an attacker's form or seal a secret for an attacker's key)
+        #[test]
+        fn only_a_ticket_tagged_under_the_relay_key_is_authentic() {
+            let keys = keys(9);
+            let tagged = routed_ticket().tagged(&keys, KEY);
+            assert!(tagged.is_authentic(&keys, KEY));
+            // Through the store and back (the tag travels as hex).
+            let json = serde_json::to_string(&tagged).expect("serializable");
+            let back: PageTicket = serde_json::from_str(&json).expect("readable");
+            assert!(back.is_authentic(&keys, KEY));
+            // Under another key, or moved to another token's key: refused.
+            assert!(!tagged.is_authentic(&self::keys(8), KEY));
+            assert!(!tagged.is_authentic(&keys, "store-key-2"));
+            // Rotation: the old key still accepted while it is listed.
+            let rotated = RelayKeys {
+                current: RelayKey::from_bytes([1; 32]),
+                older: vec![RelayKey::from_bytes([9; 32])],
+            };
+            assert!(tagged.is_authentic(&rotated, KEY));
+            // Untagged, or not routed at all: refused.
+            assert!(!routed_ticket().is_authentic(&keys, KEY));
+            let plain = ticket().tagged(&keys, KEY);
+            assert!(!plain.is_authentic(&keys, KEY));
+        }
+
+        /// A change to a ticket's stored JSON.
+        type Rewrite = fn(&mut serde_json::Value);
+
+        /// `tagged`, then the stored JSON rewritten by `change`.
+        fn rewritten(change: impl FnOnce(&mut serde_json::Value)) -> PageTicket {
+            let mut json =
+                serde_json::to_value(routed_ticket().tagged(&keys(9), KEY)).expect("serializable");
+            change(&mut json);
+            serde_json::from_value(json).expect("still a ticket")
+        }
+
+        // covers: S6, E5
+        #[test]
+        fn a_rewritten_route_form_user_expiry_or_tag_is_refused() {
+            let keys = keys(9);
+            assert!(rewritten(|_| {}).is_authentic(&keys, KEY));
+            let changes: [(&str, Rewrite); 9] = [
+                ("route", |j| j["r"] = "instance-evil".into()),
+                ("message", |j| j["f"]["m"] = "Paste your password".into()),
+                ("schema", |j| j["f"]["s"]["title"] = "x".into()),
+                ("elicitation", |j| j["e"] = "elicitation-2".into()),
+                ("user", |j| j["u"] = "mallory".into()),
+                ("no user", |j| {
+                    j.as_object_mut().expect("an object").remove("u");
+                }),
+                ("expiry", |j| j["x"] = 1_800_000_000_000u64.into()),
+                ("tag", |j| {
+                    let tag = j["a"].as_str().expect("hex").to_owned();
+                    let flipped = if tag.starts_with('0') { "1" } else { "0" };
+                    j["a"] = format!("{flipped}{}", &tag[1..]).into();
+                }),
+                ("short tag", |j| {
+                    let tag = j["a"].as_str().expect("hex").to_owned();
+                    j["a"] = tag[..tag.len() - 1].to_owned().into();
+                }),
+            ];
+            for (what, change) in changes {
+                assert!(!rewritten(change).is_authentic(&keys, KEY), "{what}");
+            }
+            // Not hex at all, or the empty user against none.
+            assert!(!rewritten(|j| j["a"] = "zz".repeat(16).into()).is_authentic(&keys, KEY));
+            let empty_user = rewritten(|j| j["u"] = "".into());
+            assert!(!empty_user.is_authentic(&keys, KEY));
+        }
+
+        // covers: S6
+        #[test]
+        fn the_tag_is_read_as_hex_in_either_case() {
+            let keys = keys(9);
+            let upper = rewritten(|j| {
+                let tag = j["a"].as_str().expect("hex").to_ascii_uppercase();
+                j["a"] = tag.into();
+            });
+            assert!(upper.is_authentic(&keys, KEY));
+            assert_eq!(unhex("00ff10a9"), Some(vec![0x00, 0xff, 0x10, 0xa9]));
+            assert_eq!(unhex("0"), None);
+            assert_eq!(unhex("0g"), None);
+            assert_eq!(unhex(""), Some(vec![]));
+        }
+    }
+}
