@@ -11,6 +11,10 @@
 //! - `url_review`: what a client shows before opening a URL (`client/url_review.rs`,
 //!   S2–S5, K3).
 //! - `tracker`: the client's record of completions (`client/tracker.rs`, U5, U6).
+//! - `page`: the agent's secure page over HTTP (`axum/handlers.rs`): shown and taken
+//!   only under its own address, from its own page, by the user who started the
+//!   elicitation and the browser that submitted first, after the client's consent,
+//!   once (S1, S3, S6, U2, F3).
 //! - `store_contract`: one contract for every `Store` (`agent/store.rs`,
 //!   `agent/redis.rs`), on `MemoryStore` and, with feature `redis`, on `RedisStore`
 //!   against a real `redis-server` (`redis_server`) each test starts and stops.
@@ -18,6 +22,8 @@
 //! Every test names the SPEC ids it covers (`// covers: …`).
 
 mod elicitor;
+#[cfg(feature = "axum")]
+mod page;
 #[cfg(feature = "redis")]
 mod redis_server;
 #[cfg(feature = "url")]
