@@ -15,6 +15,9 @@
 //!   only under its own address, from its own page, by the user who started the
 //!   elicitation and the browser that submitted first, after the client's consent,
 //!   once (S1, S3, S6, U2, F3).
+//! - `page_relay`: the same page across instances with a relay (features `axum` and
+//!   `redis`): answered on another instance, refused when what Redis holds for it was
+//!   rewritten, and saying so when the waiting instance is gone (S6, E5, R5).
 //! - `store_contract`: one contract for every `Store` (`agent/store.rs`,
 //!   `agent/redis.rs`), on `MemoryStore` and, with feature `redis`, on `RedisStore`
 //!   against a real `redis-server` (`redis_server`) each test starts and stops.
@@ -24,6 +27,8 @@
 mod elicitor;
 #[cfg(feature = "axum")]
 mod page;
+#[cfg(all(feature = "axum", feature = "redis"))]
+mod page_relay;
 #[cfg(feature = "redis")]
 mod redis_server;
 #[cfg(feature = "url")]

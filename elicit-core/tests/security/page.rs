@@ -23,8 +23,8 @@ const WAIT: Duration = Duration::from_secs(30);
 
 /// A secret only URL mode may ask for, written by hand as `#[derive(Elicit)]` would.
 #[derive(Debug, PartialEq)]
-struct ApiKey {
-    api_key: String,
+pub(crate) struct ApiKey {
+    pub(crate) api_key: String,
 }
 
 impl Elicit for ApiKey {
@@ -54,11 +54,11 @@ impl Elicit for ApiKey {
     }
 }
 
-const GOOD: &str = "f.api_key=sk-live-0123456789&elicit-action=accept";
+pub(crate) const GOOD: &str = "f.api_key=sk-live-0123456789&elicit-action=accept";
 const SHORT: &str = "f.api_key=short&elicit-action=accept";
 const MESSAGE: &str = "Paste the API key <of> your deploy account";
 
-fn run<F: std::future::Future<Output = ()>>(test: F) {
+pub(crate) fn run<F: std::future::Future<Output = ()>>(test: F) {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -71,10 +71,10 @@ fn run<F: std::future::Future<Output = ()>>(test: F) {
 }
 
 #[derive(Debug)]
-struct Reply {
-    status: u16,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
     headers: Vec<(String, String)>,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Reply {
@@ -86,7 +86,7 @@ impl Reply {
     }
 
     /// The `name=value` of the `Set-Cookie` header, if any.
-    fn cookie(&self) -> Option<String> {
+    pub(crate) fn cookie(&self) -> Option<String> {
         self.header("set-cookie")
             .and_then(|c| c.split(';').next())
             .map(str::to_owned)
@@ -95,7 +95,7 @@ impl Reply {
 
 /// Sends `method path` with these headers (a `Host` of the server unless given) and
 /// this body, on a blocking socket off the runtime's thread; returns the reply.
-async fn request(
+pub(crate) async fn request(
     addr: SocketAddr,
     method: &str,
     path: &str,
@@ -143,7 +143,7 @@ async fn request(
 }
 
 /// What a browser sends when it opens the link.
-async fn open(addr: SocketAddr, path: &str, cookie: Option<&str>) -> Reply {
+pub(crate) async fn open(addr: SocketAddr, path: &str, cookie: Option<&str>) -> Reply {
     let mut headers = vec![("Sec-Fetch-Site", "none")];
     if let Some(cookie) = cookie {
         headers.push(("Cookie", cookie));
@@ -152,7 +152,7 @@ async fn open(addr: SocketAddr, path: &str, cookie: Option<&str>) -> Reply {
 }
 
 /// What a browser sends when the page's form is submitted from the page.
-async fn submit(addr: SocketAddr, path: &str, cookie: &str, body: &str) -> Reply {
+pub(crate) async fn submit(addr: SocketAddr, path: &str, cookie: &str, body: &str) -> Reply {
     let origin = format!("http://{addr}");
     request(
         addr,
