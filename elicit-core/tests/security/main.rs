@@ -18,6 +18,8 @@
 //! - `page_relay`: the same page across instances with a relay (features `axum` and
 //!   `redis`): answered on another instance, refused when what Redis holds for it was
 //!   rewritten, and saying so when the waiting instance is gone (S6, E5, R5).
+//! - `respond`: the client engine (`client/respond.rs`): what a person is asked and
+//!   shown, what is refused, and what goes back (F3, F4, K1–K3, C8, E6, S2, U6, D13).
 //! - `store_contract`: one contract for every `Store` (`agent/store.rs`,
 //!   `agent/redis.rs`), on `MemoryStore` and, with feature `redis`, on `RedisStore`
 //!   against a real `redis-server` (`redis_server`) each test starts and stops.
@@ -33,6 +35,8 @@ mod page_relay;
 mod redis_server;
 #[cfg(feature = "url")]
 mod registry;
+#[cfg(feature = "url")]
+mod respond;
 #[cfg(feature = "url")]
 mod store_contract;
 mod tracker;
