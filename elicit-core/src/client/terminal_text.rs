@@ -755,6 +755,64 @@ mod tests {
         }
     }
 
+    // covers: K2, F2 (the help line says what each kind of field takes, bounds included)
+    #[test]
+    fn the_hint_says_what_each_field_takes() {
+        let schema = crate::schema::RequestedSchema::from_json(&serde_json::json!({
+            "type": "object",
+            "properties": {
+                "text": { "type": "string" },
+                "bounded": { "type": "string", "minLength": 2, "maxLength": 8, "pattern": "^[a-z]+$" },
+                "short": { "type": "string", "maxLength": 8 },
+                "email": { "type": "string", "format": "email" },
+                "uri": { "type": "string", "format": "uri" },
+                "date": { "type": "string", "format": "date" },
+                "when": { "type": "string", "format": "date-time" },
+                "count": { "type": "integer", "minimum": 0, "maximum": 5 },
+                "at_least": { "type": "integer", "minimum": 1 },
+                "ratio": { "type": "number", "maximum": 1.5 },
+                "free": { "type": "number" },
+                "ok": { "type": "boolean" },
+                "tier": { "type": "string", "enum": ["s", "l"] },
+                "tags": { "type": "array", "minItems": 1, "maxItems": 2,
+                          "items": { "type": "string", "enum": ["a", "b", "c"] } },
+                "any": { "type": "array", "items": { "type": "string", "enum": ["a", "b"] } }
+            }
+        }))
+        .expect("a valid schema");
+        let form = crate::client::FormEngine::new(&schema, AgentIdentity::new("bot"), "Hi")
+            .expect("renderable");
+        let hints: Vec<(String, String)> = form
+            .fields()
+            .map(|field| (field.name().to_owned(), field_hint(&field)))
+            .collect();
+        let expected = [
+            ("text", "text"),
+            (
+                "bounded",
+                "text, from 2 to 8 characters matching /^[a-z]+$/",
+            ),
+            ("short", "text, at most 8 characters"),
+            ("email", "an email address"),
+            ("uri", "an absolute URI, such as https://example.com/"),
+            ("date", "a date, YYYY-MM-DD"),
+            ("when", "a date and time, such as 2025-01-31T09:30:00Z"),
+            ("count", "a whole number from 0 to 5"),
+            ("at_least", "a whole number at least 1"),
+            ("ratio", "a number at most 1.5"),
+            ("free", "a number"),
+            ("ok", "yes or no"),
+            ("tier", "one option"),
+            ("tags", "any of the options, from 1 to 2 of them"),
+            ("any", "any of the options"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(name, hint)| ((*name).to_owned(), (*hint).to_owned()))
+            .collect();
+        assert_eq!(hints, expected);
+    }
+
     // covers: S2, S4, K3
     #[cfg(feature = "url")]
     #[test]
