@@ -1251,4 +1251,391 @@ mod tests {
         assert!(!format!("{key:?}").contains("ab, ab") && !format!("{key:?}").contains("171"));
         assert_eq!(RoundKey::from_bytes(key.to_bytes()).id(), key.id());
     }
+
+    /// A form written by hand, as `#[derive(Elicit)]` would write it.
+    #[derive(Debug, PartialEq)]
+    struct Name {
+        name: String,
+    }
+
+    impl Elicit for Name {
+        fn requested_schema() -> &'static RequestedSchema {
+            static SCHEMA: std::sync::OnceLock<RequestedSchema> = std::sync::OnceLock::new();
+            SCHEMA.get_or_init(|| {
+                RequestedSchema::from_json(&json!({
+                    "type": "object",
+                    "properties": { "name": { "type": "string", "minLength": 1 } },
+                    "required": ["name"]
+                }))
+                .expect("a schema")
+            })
+        }
+
+        fn from_content(content: &Value) -> Result<Self, crate::ValidationErrors> {
+            Self::requested_schema().validate(content)?;
+            Ok(Name {
+                name: content["name"].as_str().unwrap_or_default().to_owned(),
+            })
+        }
+
+        fn to_content(&self) -> Value {
+            json!({ "name": self.name })
+        }
+    }
+
+    /// Another form: the same key read with it is another schema.
+    #[derive(Debug)]
+    struct Colour;
+
+    impl Elicit for Colour {
+        fn requested_schema() -> &'static RequestedSchema {
+            static SCHEMA: std::sync::OnceLock<RequestedSchema> = std::sync::OnceLock::new();
+            SCHEMA.get_or_init(|| {
+                RequestedSchema::from_json(&json!({
+                    "type": "object",
+                    "properties": { "colour": { "type": "string" } }
+                }))
+                .expect("a schema")
+            })
+        }
+
+        fn from_content(content: &Value) -> Result<Self, crate::ValidationErrors> {
+            Self::requested_schema().validate(content)?;
+            Ok(Colour)
+        }
+
+        fn to_content(&self) -> Value {
+            json!({})
+        }
+    }
+
+    /// A round that asked the form `Name` under "name" and `roots/list` under "roots".
+    fn asked_name_and_roots() -> (RoundRequest, String) {
+        let request = RoundRequest::new("tools/call", "t", None);
+        let mut sealed = sealed(&["roots"]);
+        sealed.asked.insert(
+            0,
+            Asked {
+                key: "name".into(),
+                method: "elicitation/create".into(),
+                schema: Some(schema_digest(Name::requested_schema())),
+            },
+        );
+        (request, rounds().seal_at(&sealed).unwrap())
+    }
+
+    fn responses(pairs: &[(&str, Value)]) -> InputResponses {
+        pairs
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), value.clone()))
+            .collect()
+    }
+
+    // covers: M6, F3, R5 (what was asked comes from the sealed state, what was
+    // answered from the retry; each answer is read with the form it was asked with)
+    #[test]
+    fn answers_are_read_only_as_they_were_asked() {
+        let (request, state) = asked_name_and_roots();
+        let retry = responses(&[
+            (
+                "name",
+                json!({ "action": "accept", "content": { "name": "Ada" } }),
+            ),
+            ("extra", json!({ "roots": [] })),
+        ]);
+        let answers = rounds()
+            .open_at(&request, &state, Some(&retry), SystemTime::now())
+            .unwrap();
+        assert!(matches!(
+            answers.form::<Name>("name"),
+            Ok(Some(Elicited::Accepted(Name { name }))) if name == "Ada"
+        ));
+        assert_eq!(answers.response("name").unwrap(), retry.get("name"));
+        assert_eq!(answers.response("roots").unwrap(), None);
+        assert_eq!(answers.missing(), vec!["roots"]);
+        assert_eq!(answers.unrequested(), vec!["extra"]);
+        // Read with another form, or a key asked as something else, or never asked.
+        assert!(matches!(
+            answers.form::<Colour>("name"),
+            Err(RoundError::OtherSchema { key }) if key == "name"
+        ));
+        assert!(matches!(
+            answers.form::<Name>("roots"),
+            Err(RoundError::NotAsked { key }) if key == "roots"
+        ));
+        assert!(matches!(
+            answers.form::<Name>("extra"),
+            Err(RoundError::NotAsked { .. })
+        ));
+        assert!(matches!(
+            answers.response("extra"),
+            Err(RoundError::NotAsked { key }) if key == "extra"
+        ));
+
+        // A retry without answers: everything asked is missing, nothing read.
+        let bare = rounds()
+            .open_at(&request, &state, None, SystemTime::now())
+            .unwrap();
+        assert_eq!(bare.missing(), vec!["name", "roots"]);
+        assert!(bare.unrequested().is_empty());
+        assert!(matches!(bare.form::<Name>("name"), Ok(None)));
+
+        // Decline and cancel are answers; a broken or invalid answer is refused.
+        for (action, declined) in [("decline", true), ("cancel", false)] {
+            let retry = responses(&[("name", json!({ "action": action }))]);
+            let answers = rounds()
+                .open_at(&request, &state, Some(&retry), SystemTime::now())
+                .unwrap();
+            let answer = answers.form::<Name>("name").unwrap().unwrap();
+            assert_eq!(matches!(answer, Elicited::Declined), declined);
+            assert_eq!(matches!(answer, Elicited::Cancelled), !declined);
+        }
+        for broken in [
+            json!({ "action": "accept", "content": { "name": "" } }),
+            json!({ "action": "maybe" }),
+        ] {
+            let retry = responses(&[("name", broken.clone())]);
+            let answers = rounds()
+                .open_at(&request, &state, Some(&retry), SystemTime::now())
+                .unwrap();
+            let refused = answers.form::<Name>("name").unwrap_err();
+            assert!(
+                matches!(&refused, RoundError::Answer { key, .. } if key == "name"),
+                "{broken}: {refused:?}"
+            );
+            assert!(std::error::Error::source(&refused).is_some());
+            assert!(refused
+                .to_string()
+                .starts_with("inputResponses[\"name\"]: "));
+            let error = ErrorData::from(refused);
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(error.data, Some(json!({ "inputResponse": "name" })));
+        }
+    }
+
+    // covers: M6 (what the client is told: `-32602` for what it sent, naming the
+    // input; `-32603` for the server's own failure)
+    #[test]
+    fn each_refusal_says_what_went_wrong_and_whose_doing_it_is() {
+        let invalid = [
+            RoundError::Malformed("too short"),
+            RoundError::UnknownKey { id: "ab".into() },
+            RoundError::Tampered,
+            RoundError::Expired { at: UNIX_EPOCH },
+            RoundError::OtherRequest,
+            RoundError::Unbound(Unbound::OtherUser),
+            RoundError::Unbound(Unbound::SealedWithoutUser),
+            RoundError::Used,
+        ];
+        let mut messages = Vec::new();
+        for error in invalid {
+            assert!(std::error::Error::source(&error).is_none());
+            let message = error.to_string();
+            assert!(message.contains("requestState"), "{message}");
+            let data = ErrorData::from(error);
+            assert_eq!(data.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(data.data, Some(json!({ "requestState": "rejected" })));
+            assert_eq!(data.message, message);
+            messages.push(message);
+        }
+        let mut distinct = messages.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), messages.len(), "{messages:?}");
+        for error in [
+            RoundError::NotAsked { key: "k".into() },
+            RoundError::OtherSchema { key: "k".into() },
+        ] {
+            let message = error.to_string();
+            assert!(message.contains("\"k\""), "{message}");
+            let data = ErrorData::from(error);
+            assert_eq!(data.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(data.data, Some(json!({ "inputResponse": "k" })));
+        }
+        let random = RoundError::Random(getrandom::Error::UNSUPPORTED);
+        assert!(random.to_string().contains("random source"));
+        assert_eq!(ErrorData::from(random).code, ErrorCode::INTERNAL_ERROR);
+    }
+
+    fn list_roots() -> InputRequest {
+        serde_json::from_value(json!({ "method": "roots/list" })).expect("a roots/list request")
+    }
+
+    // covers: M6
+    #[test]
+    fn a_round_sends_what_it_asks_once_per_key_and_carries_its_data() {
+        let rounds = rounds().anonymous().with_ttl(Duration::from_secs(30));
+        let request = RoundRequest::new("tools/call", "t", None);
+        let mut round = rounds.begin(request.clone());
+        round
+            .request("roots", list_roots())
+            .request("again", list_roots())
+            .request("roots", list_roots())
+            .carry(json!({ "step": 3 }));
+        let before = SystemTime::now();
+        let result = round.seal().unwrap();
+        let asked = result.input_requests.expect("the input requests");
+        assert_eq!(asked.keys().collect::<Vec<_>>(), ["again", "roots"]);
+        let state = result.request_state.expect("a state");
+        assert!(state.starts_with(PREFIX), "{state}");
+        let answers = rounds.open(&request, Some(&state), None).unwrap().unwrap();
+        // Asked once each, in the order last asked.
+        assert_eq!(answers.missing(), vec!["again", "roots"]);
+        assert_eq!(answers.data(), &json!({ "step": 3 }));
+        assert_eq!(answers.round_id().len(), 32);
+        assert!(answers.round_id().bytes().all(|b| b.is_ascii_hexdigit()));
+        // The TTL from the moment it was sealed.
+        let left = answers.expires_at().duration_since(before).unwrap();
+        assert!(left <= Duration::from_secs(31), "{left:?}");
+        assert!(left > Duration::from_secs(25), "{left:?}");
+
+        // Nothing asked: no input requests, the state alone.
+        let empty = rounds.begin(request.clone()).seal().unwrap();
+        assert!(empty.input_requests.is_none());
+        assert!(empty.request_state.is_some());
+
+        // The default: ten minutes.
+        let before = SystemTime::now();
+        let state = Rounds::new(RoundKey::from_bytes([7; 32]))
+            .anonymous()
+            .begin(request.clone())
+            .seal()
+            .unwrap()
+            .request_state
+            .unwrap();
+        let answers = rounds.open(&request, Some(&state), None).unwrap().unwrap();
+        let left = answers.expires_at().duration_since(before).unwrap();
+        assert!(left <= DEFAULT_TTL + Duration::from_secs(1), "{left:?}");
+        assert!(left > DEFAULT_TTL - Duration::from_secs(5), "{left:?}");
+        assert_eq!(DEFAULT_TTL, Duration::from_secs(600));
+    }
+
+    // covers: D12 (the longest requestState read is 64 KiB, and one of that length
+    // is read)
+    #[test]
+    fn a_state_of_the_longest_length_read_opens_and_a_longer_one_is_refused() {
+        assert_eq!(MAX_REQUEST_STATE_LEN, 65_536);
+        let rounds = rounds();
+        let request = RoundRequest::new("tools/call", "t", None);
+        // The state is the prefix and base64url (4 characters per 3 bytes) of the key
+        // id, the nonce, the sealed JSON and the tag: a JSON of exactly this length
+        // makes a state of exactly the limit.
+        let json_len =
+            (MAX_REQUEST_STATE_LEN - PREFIX.len()) / 4 * 3 - (KEY_ID_LEN + NONCE_LEN + TAG_LEN);
+        let mut sealed = sealed(&[]);
+        sealed.data = json!("");
+        let empty = serde_json::to_vec(&sealed).unwrap().len();
+        sealed.data = json!("x".repeat(json_len - empty));
+        let state = rounds.seal_at(&sealed).unwrap();
+        assert_eq!(state.len(), MAX_REQUEST_STATE_LEN);
+        assert!(rounds
+            .open_at(&request, &state, None, SystemTime::now())
+            .is_ok());
+        let longer = format!("{state}A");
+        assert!(matches!(
+            rounds.open_at(&request, &longer, None, SystemTime::now()),
+            Err(RoundError::Malformed("longer than the limit"))
+        ));
+    }
+
+    // covers: M6 (too short to hold a key id, a nonce and a tag is malformed; long
+    // enough under a known key id, it is a changed state)
+    #[test]
+    fn a_state_shorter_than_its_envelope_is_malformed_not_tampered() {
+        let rounds = rounds();
+        let request = RoundRequest::new("tools/call", "t", None);
+        let key_id = rounds.key.id;
+        for len in [0, KEY_ID_LEN, KEY_ID_LEN + NONCE_LEN, 47, 48, 49, 60] {
+            let mut bytes = vec![0u8; len];
+            let id_len = len.min(KEY_ID_LEN);
+            bytes[..id_len].copy_from_slice(&key_id[..id_len]);
+            let state = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(&bytes));
+            let refused = rounds.open_at(&request, &state, None, SystemTime::now());
+            if len < KEY_ID_LEN + NONCE_LEN + TAG_LEN {
+                assert!(
+                    matches!(refused, Err(RoundError::Malformed("too short"))),
+                    "{len}: {refused:?}"
+                );
+            } else {
+                assert!(
+                    matches!(refused, Err(RoundError::Tampered)),
+                    "{len}: {refused:?}"
+                );
+            }
+        }
+        // The smallest round there is (nothing asked, nothing carried) opens.
+        let mut smallest = sealed(&[]);
+        smallest.data = Value::Null;
+        let state = rounds.seal_at(&smallest).unwrap();
+        assert!(rounds
+            .open_at(&request, &state, None, SystemTime::now())
+            .is_ok());
+    }
+
+    // covers: M6, S6 (a state opens only for the request it was sealed for)
+    #[test]
+    fn each_kind_of_request_is_its_own() {
+        let arguments = json!({ "a": 1 });
+        let tool: CallToolRequestParams =
+            serde_json::from_value(json!({ "name": "t", "arguments": arguments })).unwrap();
+        let prompt: GetPromptRequestParams =
+            serde_json::from_value(json!({ "name": "t", "arguments": { "a": "1" } })).unwrap();
+        let resource: ReadResourceRequestParams =
+            serde_json::from_value(json!({ "uri": "t" })).unwrap();
+        assert_eq!(
+            RoundRequest::tool_call(&tool),
+            RoundRequest::new("tools/call", "t", arguments.as_object())
+        );
+        assert_eq!(
+            RoundRequest::prompt(&prompt),
+            RoundRequest::new("prompts/get", "t", json!({ "a": "1" }).as_object())
+        );
+        assert_eq!(
+            RoundRequest::resource(&resource),
+            RoundRequest::new("resources/read", "t", None)
+        );
+        let kinds = [
+            RoundRequest::tool_call(&tool),
+            RoundRequest::prompt(&prompt),
+            RoundRequest::resource(&resource),
+            RoundRequest::new("tools/call", "t", json!({ "a": 2 }).as_object()),
+            RoundRequest::new("tools/call", "t", None),
+        ];
+        for (i, a) in kinds.iter().enumerate() {
+            for (j, b) in kinds.iter().enumerate() {
+                assert_eq!(i == j, a == b, "{i} {j}");
+            }
+        }
+        let alice = RoundRequest::new("tools/call", "t", None).for_user(&UserId::new("alice"));
+        assert!(alice.has_user());
+        assert!(!RoundRequest::new("tools/call", "t", None).has_user());
+        assert_ne!(
+            alice,
+            RoundRequest::new("tools/call", "t", None).for_user(&UserId::new("bob"))
+        );
+    }
+
+    // covers: M6 (a key's id names it without showing it)
+    #[test]
+    fn a_key_is_named_by_its_id_and_kept_whole() {
+        let key = RoundKey::from_bytes([0x5a; 32]);
+        let id = key.id();
+        assert_eq!(id.len(), 2 * KEY_ID_LEN);
+        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+        assert_ne!(id, RoundKey::from_bytes([0x5b; 32]).id());
+        assert!(!id.contains("5a5a"), "{id}");
+        assert_eq!(key.to_bytes(), [0x5a; 32]);
+        assert!(format!("{key:?}").contains(&id));
+        let generated = RoundKey::generate().unwrap();
+        assert_ne!(
+            generated.to_bytes(),
+            RoundKey::generate().unwrap().to_bytes()
+        );
+        assert_ne!(generated.to_bytes(), [0; 32]);
+        #[cfg(feature = "redis")]
+        assert_eq!(
+            crate::agent::RelayKey::derived_from(&key),
+            crate::agent::RelayKey::derived_from_secret(&[0x5a; 32]).unwrap()
+        );
+    }
 }
