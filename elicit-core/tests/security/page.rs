@@ -504,6 +504,63 @@ fn the_first_submission_binds_the_page_to_its_browser() {
     });
 }
 
+/// The binding compares the whole cookie, position by position: a cookie made of the
+/// same characters in another order is another browser's.
+// covers: S6
+#[test]
+fn a_cookie_of_the_same_characters_in_another_order_is_another_browser() {
+    run(async {
+        let page = bound().await;
+        let addr = page.local_addr();
+        let (path, _, wait) = opened(&page, None, false);
+        // A browser may bring a cookie of the page's form that it made itself: the
+        // page keeps it rather than set one.
+        let first = "elicit_page=0123456789abcdef0123456789abcdef";
+        let swapped = "elicit_page=1023456789abcdef0123456789abcdef";
+        let shown = open(addr, &path, Some(first)).await;
+        assert_eq!(shown.status, 200);
+        assert_eq!(shown.cookie(), None);
+        assert_eq!(submit(addr, &path, first, SHORT).await.status, 422);
+        let refused = submit(addr, &path, swapped, GOOD).await;
+        assert_eq!(refused.status, 403, "{}", refused.body);
+        assert_eq!(open(addr, &path, Some(swapped)).await.status, 403);
+        assert_eq!(submit(addr, &path, first, GOOD).await.status, 200);
+        assert!(matches!(wait.answer().await, Ok(Elicited::Accepted(_))));
+        page.shutdown();
+    });
+}
+
+/// An instance that neither waits for a page nor routes its answer says the page is
+/// gone, and nothing more about it: not that a browser is answering it elsewhere.
+// covers: S6
+#[test]
+fn an_instance_that_cannot_take_the_answer_says_only_that_the_page_is_gone() {
+    run(async {
+        let store = MemoryStore::new();
+        let holder = SecurePage::builder()
+            .store(store.clone())
+            .bind(([127, 0, 0, 1], 0))
+            .await
+            .expect("a page");
+        let other = SecurePage::builder()
+            .store(store.clone())
+            .bind(([127, 0, 0, 1], 0))
+            .await
+            .expect("a page");
+        let (path, _, _wait) = opened(&holder, None, false);
+        let addr = holder.local_addr();
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        assert_eq!(submit(addr, &path, &cookie, SHORT).await.status, 422);
+        for cookie in [None, Some(cookie.as_str())] {
+            let reply = open(other.local_addr(), &path, cookie).await;
+            assert_eq!(reply.status, 410, "{}", reply.body);
+            assert!(!reply.body.contains("another browser"), "{}", reply.body);
+        }
+        holder.shutdown();
+        other.shutdown();
+    });
+}
+
 /// U2: a submission made before the client's consent is held for it: taken once the
 /// consent comes, refused saying why when it does not, and told the page was closed
 /// when the client declines meanwhile. A store writer cannot record the consent.

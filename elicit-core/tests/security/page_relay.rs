@@ -198,3 +198,36 @@ fn a_page_whose_instance_is_gone_says_so() {
         b.page.shutdown();
     });
 }
+
+/// An instance without the relay, sharing the store, neither shows a routed page nor
+/// says more about it than that it is gone.
+// covers: S6
+#[test]
+fn an_instance_without_the_relay_says_only_that_a_routed_page_is_gone() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    run(async {
+        let a = instance(&server).await;
+        let b = instance(&server).await;
+        let plain = SecurePage::builder()
+            .unauthenticated_single_user(UserId::new("alice"))
+            .store(b.tickets.clone())
+            .bind(([127, 0, 0, 1], 0))
+            .await
+            .expect("the page binds");
+        let (path, _, _wait) = opened(&a);
+        let addr = b.page.local_addr();
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        let wrong = submit(addr, &path, &cookie, "f.api_key=short&elicit-action=accept").await;
+        assert_eq!(wrong.status, 422, "{}", wrong.body);
+        for cookie in [None, Some(cookie.as_str())] {
+            let reply = open(plain.local_addr(), &path, cookie).await;
+            assert_eq!(reply.status, 410, "{}", reply.body);
+            assert!(!reply.body.contains("another browser"), "{}", reply.body);
+        }
+        plain.shutdown();
+        a.page.shutdown();
+        b.page.shutdown();
+    });
+}
