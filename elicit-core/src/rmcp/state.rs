@@ -1538,6 +1538,23 @@ mod tests {
         ));
     }
 
+    // covers: M6 (an expired state says when it expired, to the millisecond)
+    #[test]
+    fn an_expired_state_says_when_it_expired() {
+        let rounds = rounds();
+        let request = RoundRequest::new("tools/call", "t", None);
+        let mut old = sealed(&[]);
+        old.expires = 1_700_000_000_123;
+        let state = rounds.seal_at(&old).unwrap();
+        let refused = rounds.open_at(&request, &state, None, SystemTime::now());
+        let Err(RoundError::Expired { at }) = refused else {
+            panic!("{refused:?}")
+        };
+        assert_eq!(at, UNIX_EPOCH + Duration::from_millis(1_700_000_000_123));
+        let message = RoundError::Expired { at }.to_string();
+        assert!(message.contains("at 1700000000123 ms"), "{message}");
+    }
+
     // covers: M6 (too short to hold a key id, a nonce and a tag is malformed; long
     // enough under a known key id, it is a changed state)
     #[test]
