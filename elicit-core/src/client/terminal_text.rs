@@ -755,6 +755,21 @@ mod tests {
         }
     }
 
+    // covers: S5 (a value shows every white space but the space, including those that
+    // are neither control nor invisible characters: typographic and ideographic spaces)
+    #[test]
+    fn a_value_shows_every_white_space_but_the_space() {
+        assert_eq!(
+            verbatim("a\u{2003}b\u{3000}c\u{1680}d\u{2009}e f").as_str(),
+            "a<U+2003>b<U+3000>c<U+1680>d<U+2009>e f"
+        );
+        for c in ['\u{2003}', '\u{3000}', '\u{1680}', '\u{2009}', '\u{205f}'] {
+            assert!(!shows_as_itself(c), "{c:?}");
+        }
+        // In prose the same characters are one space, as any white space.
+        assert_eq!(plain("a\u{2003}\u{3000}b").as_str(), "a b");
+    }
+
     // covers: K2, F2 (the help line says what each kind of field takes, bounds included)
     #[test]
     fn the_hint_says_what_each_field_takes() {
