@@ -6,12 +6,14 @@
 //! at once, and a deadline is a future that is already over.
 
 use std::future::{pending, ready};
+use std::time::Duration;
 
 use elicit_core::client::{
     AgentIdentity, AskFuture, Asker, AskerNotice, ClientEngine, ClientPolicy, Consent, FieldAnswer,
     FieldPrompt, FormAnswer, ReviewChoice, ReviewPrompt, ScriptedAsker, Shown, Step, StopSignal,
 };
 use elicit_core::protocol::INVALID_PARAMS;
+use elicit_core::schema::{Limits, ParseOptions};
 use elicit_core::{ElicitationCapabilities, Mode};
 use serde_json::{json, Value};
 
@@ -563,5 +565,116 @@ fn the_html_asker_shows_the_page_again_with_errors_and_reads_the_buttons() {
             let answer = responder().respond(&mut asker, &params).await.unwrap();
             assert_eq!(answer.to_json(), json!({ "action": action }));
         }
+    });
+}
+
+// covers: K1 (the policy a client is configured with is the one it applies and reports)
+#[test]
+fn the_policy_and_parse_options_read_back_as_configured() {
+    let policy = ClientPolicy::new().with_deadline(Duration::from_secs(120));
+    assert_eq!(policy.deadline(), Some(Duration::from_secs(120)));
+    assert!(!policy.is_never_ask());
+    assert_eq!(ClientPolicy::new().deadline(), None);
+    assert!(ClientPolicy::never_ask().is_never_ask());
+    assert_eq!(ClientPolicy::never_ask().deadline(), None);
+
+    let engine = responder().with_policy(policy.clone());
+    assert_eq!(engine.policy(), &policy);
+    assert_eq!(responder().policy(), &ClientPolicy::new());
+    assert_eq!(engine.agent().to_string(), "deploy-bot");
+    let shown = format!("{engine:?}");
+    assert!(
+        shown.contains("deploy-bot") && shown.contains("120s"),
+        "{shown}"
+    );
+    // Schemas are read leniently unless the client says otherwise.
+    assert_eq!(responder().parse_options(), &ParseOptions::lenient());
+}
+
+// covers: D12 (a client's own, stricter limits refuse a larger form, and say so)
+#[test]
+fn stricter_parse_limits_refuse_a_larger_form() {
+    block_on(async {
+        let mut limits = Limits::default();
+        limits.max_properties = 2;
+        let options = ParseOptions::lenient().with_limits(limits);
+        let engine = responder().with_parse_options(options.clone());
+        assert_eq!(engine.parse_options(), &options);
+        let mut asker = ScriptedAsker::accept_defaults();
+        let error = engine
+            .respond(&mut asker, &kitchen_sink())
+            .await
+            .unwrap_err();
+        assert_eq!(error.code(), INVALID_PARAMS);
+        assert!(matches!(
+            asker.shown(),
+            [Shown::Notice(AskerNotice::Refused { .. })]
+        ));
+        // The same form under the default limits is asked.
+        let mut asker = ScriptedAsker::accept_defaults();
+        assert!(responder()
+            .respond(&mut asker, &kitchen_sink())
+            .await
+            .is_ok());
+    });
+}
+
+/// An asker that answers every field with `Keep`, sends the review, and records
+/// whether it was shown a scope.
+#[derive(Default)]
+struct SeesScope {
+    scoped: Vec<bool>,
+}
+
+impl Asker for SeesScope {
+    fn ask_field<'a>(&'a mut self, prompt: FieldPrompt<'a>) -> AskFuture<'a, FieldAnswer> {
+        self.scoped.push(prompt.intro.scope.is_some());
+        Box::pin(ready(FieldAnswer::Keep))
+    }
+    fn review<'a>(&'a mut self, prompt: ReviewPrompt<'a>) -> AskFuture<'a, ReviewChoice> {
+        self.scoped.push(prompt.intro.scope.is_some());
+        Box::pin(ready(ReviewChoice::Send))
+    }
+    fn notice(&mut self, _: &AskerNotice) {}
+}
+
+// covers: M1, K1 (an MCP request has no scope, so none is shown, whatever the request
+// was given when it was read; an ACP request's session is shown)
+#[test]
+fn an_mcp_connection_shows_no_scope() {
+    block_on(async {
+        let params = json!({ "mode": "form", "sessionId": "s1", "message": "Name?",
+            "requestedSchema": { "type": "object", "properties": {
+                "name": { "type": "string" } } } });
+        let mut acp = SeesScope::default();
+        responder().respond(&mut acp, &params).await.unwrap();
+        assert_eq!(acp.scoped, [true, true]);
+        let mut mcp = SeesScope::default();
+        ClientEngine::mcp(AgentIdentity::new("server"))
+            .respond(&mut mcp, &params)
+            .await
+            .unwrap();
+        assert_eq!(mcp.scoped, [false, false]);
+    });
+}
+
+// covers: U6 (only a URL elicitation this client consented to awaits its completion)
+#[test]
+fn only_a_consented_url_is_pending() {
+    block_on(async {
+        let engine = responder();
+        assert!(!engine.is_pending("e-7"));
+        let params = json!({ "mode": "url", "sessionId": "s1", "message": "Sign in",
+            "elicitationId": "e-7", "url": "https://auth.example.com/start" });
+        let mut asker = ScriptedAsker::new([Step::Consent(Consent::Decline)]);
+        engine.respond(&mut asker, &params).await.unwrap();
+        assert!(!engine.is_pending("e-7"));
+        let mut asker = ScriptedAsker::new([Step::Consent(Consent::Open)]);
+        engine.respond(&mut asker, &params).await.unwrap();
+        assert!(engine.is_pending("e-7") && !engine.is_pending("e-8"));
+        assert!(engine
+            .complete(&json!({ "elicitationId": "e-7" }))
+            .is_completed());
+        assert!(!engine.is_pending("e-7"));
     });
 }
