@@ -678,3 +678,34 @@ fn only_a_consented_url_is_pending() {
         assert!(!engine.is_pending("e-7"));
     });
 }
+
+// covers: C8, E6, K1 (the person is told why a request was refused, in one line that
+// says the error's detail once)
+#[test]
+fn a_refusal_is_told_with_its_reason_said_once() {
+    block_on(async {
+        for params in [
+            json!({ "mode": "url", "sessionId": "s", "message": "m",
+                "elicitationId": "e", "url": "https://a.example.com/" }),
+            json!({ "mode": "form", "sessionId": "s", "message": "m",
+                "requestedSchema": { "type": "object", "properties": {
+                    "when": { "type": "moment" } } } }),
+            json!({ "mode": "_acme", "sessionId": "s", "message": "m" }),
+            json!({ "mode": "form", "message": "no scope",
+                "requestedSchema": { "type": "object", "properties": {} } }),
+        ] {
+            let mut asker = ScriptedAsker::new([])
+                .with_modes(ElicitationCapabilities::with_modes([Mode::Form]));
+            let error = responder().respond(&mut asker, &params).await.unwrap_err();
+            let detail = error.data().unwrap()["message"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let [Shown::Notice(AskerNotice::Refused { reason, .. })] = asker.shown() else {
+                panic!("{:?}", asker.shown())
+            };
+            assert_eq!(reason, error.message(), "{params}");
+            assert_eq!(reason.matches(detail.as_str()).count(), 1, "{reason}");
+        }
+    });
+}
