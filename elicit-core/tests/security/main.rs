@@ -17,7 +17,8 @@
 //!   once (S1, S3, S6, U2, F3).
 //! - `page_relay`: the same page across instances with a relay (features `axum` and
 //!   `redis`): answered on another instance, refused when what Redis holds for it was
-//!   rewritten, and saying so when the waiting instance is gone (S6, E5, R5).
+//!   rewritten, and saying so when the waiting instance is gone; the relay's channel
+//!   named from its configured prefix and instance id (S6, E5, R5).
 //! - `respond`: the client engine (`client/respond.rs`): what a person is asked and
 //!   shown, what is refused, and what goes back (F3, F4, K1–K3, C8, E6, S2, U6, D13).
 //! - `store_contract`: one contract for every `Store` (`agent/store.rs`,

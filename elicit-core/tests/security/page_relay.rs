@@ -231,3 +231,48 @@ fn an_instance_without_the_relay_says_only_that_a_routed_page_is_gone() {
         b.page.shutdown();
     });
 }
+
+/// A relay names its channel from its configured prefix and its instance id (its
+/// public key): each setting of the configuration is kept by the ones after it.
+// covers: E5
+#[test]
+fn a_relay_listens_on_its_prefix_and_instance_id() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    run(async {
+        let config = RelayConfig::new()
+            .prefix("t28:")
+            .response_timeout(Duration::from_secs(3))
+            .connection_timeout(Duration::from_secs(3))
+            .max_backoff(Duration::from_millis(500))
+            .ping_every(Duration::from_secs(4))
+            .ack_timeout(Duration::from_secs(2))
+            .also_accepting(RelayKey::from_bytes([0x11; 32]));
+        let relay = RedisRelay::connect(
+            server.url().as_str(),
+            RelayKey::from_bytes([0x5e; 32]),
+            config,
+        )
+        .expect("the relay connects and subscribes");
+        assert_eq!(relay.prefix(), "t28:");
+        let id = relay.instance_id();
+        assert_eq!(id.len(), 64, "{id}");
+        assert!(
+            id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+            "{id}"
+        );
+        assert_eq!(relay.channel(), format!("t28:inst:{id}"));
+        assert!(relay.is_listening());
+        let other = RedisRelay::connect(
+            server.url().as_str(),
+            RelayKey::from_bytes([0x5e; 32]),
+            RelayConfig::new(),
+        )
+        .expect("the relay connects and subscribes");
+        assert_ne!(other.instance_id(), id);
+        assert_eq!(other.prefix(), "elicit:");
+        relay.close();
+        other.close();
+    });
+}
