@@ -272,7 +272,13 @@ fn a_relay_listens_on_its_prefix_and_instance_id() {
         .expect("the relay connects and subscribes");
         assert_ne!(other.instance_id(), id);
         assert_eq!(other.prefix(), "elicit:");
+        // Closed: no longer listening, once its subscriber has stopped.
         relay.close();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while relay.is_listening() && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!relay.is_listening());
         other.close();
     });
 }
