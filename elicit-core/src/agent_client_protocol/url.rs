@@ -6,7 +6,7 @@ use std::fmt;
 
 use ::agent_client_protocol::{Client, ConnectionTo, UntypedMessage};
 
-use super::ask::exchange;
+use super::ask::{exchange, Answer};
 use crate::agent::{unknown_action, AskError, CompletionError, Elicitor, UrlOutcome, UserId};
 use crate::protocol::{CompleteElicitation, Scope};
 use crate::typed::Elicited;
@@ -47,36 +47,53 @@ pub async fn ask_url(
     message: impl Into<String>,
     url: &str,
 ) -> Result<Elicited<UrlConsent>, AskError> {
+    match ask_url_or_raw(&connection.clone().into(), elicitor, scope, message, url).await? {
+        Answer::Known(answer) => Ok(answer),
+        Answer::Unknown(response) => Err(unknown_action(response.action().as_str())),
+    }
+}
+
+/// [`ask_url`], with an answer in an unknown action returned as received instead of as
+/// an error (the elicitation is then forgotten: it was not consented to): what a
+/// forwarding agent needs ([E6](crate::rules#e6)).
+pub(crate) async fn ask_url_or_raw(
+    connection: &ConnectionTo<Client>,
+    elicitor: &Elicitor,
+    scope: Scope,
+    message: impl Into<String>,
+    url: &str,
+) -> Result<Answer<UrlConsent>, AskError> {
     let pending = elicitor.url(scope, message, url)?;
     let elicitation_id = pending.elicitation_id();
     let guard = ForgetOnDrop {
         elicitor,
         elicitation_id,
     };
-    let connection: ConnectionTo<Client> = connection.clone().into();
-    let response = match exchange(&connection, elicitor, pending.request()).await? {
+    let response = match exchange(connection, elicitor, pending.request()).await? {
         Some(response) => response,
         // The guard forgets the id: nothing outstanding.
-        None => return Ok(Elicited::Cancelled),
+        None => return Ok(Answer::Known(Elicited::Cancelled)),
     };
-    match elicitor.record_response(elicitation_id, &response) {
+    let answer = match elicitor.record_response(elicitation_id, &response) {
         Ok(UrlOutcome::Consented) => {
             // Outstanding until completed: the consent owns it from here.
             std::mem::forget(guard);
-            Ok(Elicited::Accepted(UrlConsent {
-                connection,
+            Elicited::Accepted(UrlConsent {
+                connection: connection.clone(),
                 elicitor: elicitor.clone(),
                 elicitation_id: elicitation_id.to_owned(),
-            }))
+            })
         }
-        Ok(UrlOutcome::Declined) => Ok(Elicited::Declined),
-        Ok(UrlOutcome::Cancelled) => Ok(Elicited::Cancelled),
-        Err(CompletionError::UnknownAction(_)) => Err(unknown_action(response.action().as_str())),
+        Ok(UrlOutcome::Declined) => Elicited::Declined,
+        Ok(UrlOutcome::Cancelled) => Elicited::Cancelled,
+        // The guard forgets the id.
+        Err(CompletionError::UnknownAction(_)) => return Ok(Answer::Unknown(Box::new(response))),
         // The agent forgot the elicitation while the client was answering
         // (`Elicitor::disconnect`, `forget`), or the registry's store failed: the
         // answer has nowhere to go.
-        Err(error) => Err(AskError::transport(error)),
-    }
+        Err(error) => return Err(AskError::transport(error)),
+    };
+    Ok(Answer::Known(answer))
 }
 
 /// The user's consent to open a URL ([U2](crate::rules#u2)), bound to the connection
