@@ -558,6 +558,19 @@ fn decode<V: DeserializeOwned>(stored: &[u8]) -> Result<V, Failed> {
         .map_err(|error| Failed::new(WHAT, 1, Cause::Malformed(Some(error))))
 }
 
+/// A record as [`RedisStore`] writes it (a fresh write token, then the JSON): for the
+/// page's fuzz hook (`axum::StoredTicket`), which has no Redis.
+#[cfg(feature = "axum")]
+pub(crate) fn record_bytes<V: Serialize>(value: &V) -> Option<Vec<u8>> {
+    encode(&write_token().ok()?, value).ok()
+}
+
+/// A record read from the bytes Redis holds, as [`RedisStore`]'s `get` reads it.
+#[cfg(feature = "axum")]
+pub(crate) fn read_record<V: DeserializeOwned>(stored: &[u8]) -> Option<V> {
+    decode(stored).ok()
+}
+
 /// Retries of the cluster client itself (redirections, a node that moved): the store's
 /// own bounded attempts come on top.
 const CLUSTER_RETRIES: u32 = 3;

@@ -268,6 +268,75 @@ impl fmt::Debug for PageTicket {
     }
 }
 
+/// Not a public API (hidden; it changes without notice): a routed page ticket as Redis
+/// holds it, for the fuzz target `store_ticket` in `fuzz/`. It writes a genuine ticket
+/// as an instance does (routed, tagged under the relay key, stored as `RedisStore`
+/// stores it) and reads stored bytes as an instance with a relay does before it acts
+/// on them: `RedisStore`'s decoding, then the tag check of the page's `live_ticket`.
+#[cfg(feature = "redis")]
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct StoredTicket {
+    keys: crate::agent::RelayKeys,
+}
+
+#[cfg(feature = "redis")]
+impl StoredTicket {
+    /// Tickets tagged with `key`, and also accepted under `older` keys (a rotation).
+    pub fn new(key: crate::agent::RelayKey, older: Vec<crate::agent::RelayKey>) -> Self {
+        StoredTicket {
+            keys: crate::agent::RelayKeys {
+                current: key,
+                older,
+            },
+        }
+    }
+
+    /// The bytes Redis holds for the page of `token` that `instance` waits for, opened
+    /// for the URL elicitation `elicitation_id` of `user` with the form `schema` (wire
+    /// JSON) and `message`, until `expires_at`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn genuine(
+        &self,
+        token: &str,
+        elicitation_id: &str,
+        user: Option<&UserId>,
+        expires_at: SystemTime,
+        instance: &str,
+        schema: serde_json::Value,
+        message: &str,
+    ) -> Option<Vec<u8>> {
+        let ticket = PageTicket::new(elicitation_id, user, expires_at)
+            .routed(
+                Route {
+                    instance: instance.to_owned(),
+                },
+                RoutedForm {
+                    schema,
+                    message: message.to_owned(),
+                },
+            )
+            .tagged(&self.keys, &PageTicket::store_key(token));
+        crate::agent::record_bytes(&ticket)
+    }
+
+    /// What an instance takes from `stored`, read under the store key of `token`: the
+    /// ticket with its form's schema and message, or `None` when the page refuses it
+    /// (unreadable, or its tag fails).
+    pub fn read(
+        &self,
+        stored: &[u8],
+        token: &str,
+    ) -> Option<(PageTicket, serde_json::Value, String)> {
+        let ticket: PageTicket = crate::agent::read_record(stored)?;
+        if !ticket.is_authentic(&self.keys, &PageTicket::store_key(token)) {
+            return None;
+        }
+        let form = ticket.form()?.clone();
+        Some((ticket, form.schema, form.message))
+    }
+}
+
 fn millis(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
