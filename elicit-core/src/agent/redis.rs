@@ -289,6 +289,19 @@ impl<V> RedisStore<V> {
         }
     }
 
+    /// The same store (same connection, same prefix) whose records live `ttl` after
+    /// their last write, for a kind of record with a lifetime of its own (the used rounds
+    /// of `Rounds::at_most_once_in_redis`, feature `rmcp_3`). Rounded up to whole
+    /// milliseconds, at least one, as [`RedisConfig::ttl`].
+    #[must_use]
+    pub fn with_ttl(&self, ttl: Duration) -> RedisStore<V> {
+        RedisStore {
+            connection: Arc::clone(&self.connection),
+            config: Arc::new(RedisConfig::clone(&self.config).ttl(ttl)),
+            values: PhantomData,
+        }
+    }
+
     /// The settings, prefix and TTL included.
     pub fn config(&self) -> &RedisConfig {
         &self.config

@@ -128,6 +128,8 @@ use super::{capabilities_of, mcp_scope};
 
 #[cfg(feature = "url")]
 pub use super::state::UsedRounds;
+#[cfg(feature = "redis")]
+pub use super::state::USED_ROUND_MARGIN;
 pub use super::state::{
     Answers, Round, RoundError, RoundKey, RoundRequest, Rounds, Unbound, UsedRound, DEFAULT_TTL,
     MAX_REQUEST_STATE_LEN,
