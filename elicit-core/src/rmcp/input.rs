@@ -108,7 +108,8 @@
 //! that must complete at most once (a payment, a one-time redemption) uses
 //! [`Rounds::at_most_once`] (feature `url`), which records [`Answers::round_id`] in a
 //! store the instances share until the round expires, and refuses a replay as
-//! [`RoundError::Used`].
+//! [`RoundError::Used`]; across instances, `Rounds::at_most_once_in_redis` (feature
+//! `redis`) keeps that store in Redis.
 //!
 //! Keys rotate without breaking rounds in flight: seal with the new key and keep the
 //! old one opening ([`Rounds::also_opening`]) until its states have expired.
