@@ -211,6 +211,10 @@ use crate::typed::{Elicit, Elicited};
 
 pub use public::MountError;
 pub use ticket::PageTicket;
+// Not a public API: a ticket as Redis holds it, for the fuzz target `store_ticket`.
+#[cfg(feature = "redis")]
+#[doc(hidden)]
+pub use ticket::StoredTicket;
 
 use public::Public;
 
