@@ -3,6 +3,7 @@
 //! [U5](crate::rules#u5)).
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ::agent_client_protocol::{Client, ConnectionTo, UntypedMessage};
 
@@ -67,6 +68,7 @@ pub async fn ask_url(
                 connection,
                 elicitor: elicitor.clone(),
                 elicitation_id: elicitation_id.to_owned(),
+                completed: AtomicBool::new(false),
             }))
         }
         Ok(UrlOutcome::Declined) => Ok(Elicited::Declined),
@@ -93,6 +95,9 @@ pub struct UrlConsent {
     connection: ConnectionTo<Client>,
     elicitor: Elicitor,
     elicitation_id: String,
+    /// This consent's [`complete`](Self::complete) recorded the completion in the
+    /// registry: nothing is outstanding, and dropping it has nothing to forget.
+    completed: AtomicBool,
 }
 
 impl fmt::Debug for UrlConsent {
@@ -115,6 +120,7 @@ impl UrlConsent {
             connection,
             elicitor,
             elicitation_id,
+            completed: AtomicBool::new(false),
         }
     }
 
@@ -140,6 +146,8 @@ impl UrlConsent {
             .elicitor
             .complete(&self.elicitation_id, user)
             .map_err(CompleteError::Refused)?;
+        // Recorded as completed (whether the notification goes out or not): final.
+        self.completed.store(true, Ordering::Relaxed);
         let notification = UntypedMessage::new(CompleteElicitation::METHOD, &done)
             .map_err(CompleteError::Transport)?;
         self.connection
@@ -150,7 +158,14 @@ impl UrlConsent {
 
 impl Drop for UrlConsent {
     fn drop(&mut self) {
-        // A no-op once completed: only an outstanding elicitation is forgotten.
+        // Completed by this consent: `Completed` is final, so forgetting would only
+        // read the entry again to find it no longer outstanding (one store command
+        // per completion saved).
+        if *self.completed.get_mut() {
+            return;
+        }
+        // A no-op once completed elsewhere: only an outstanding elicitation is
+        // forgotten.
         self.elicitor.forget(&self.elicitation_id);
     }
 }
