@@ -153,6 +153,13 @@ impl PageTicket {
         keys.verify(crate::agent::TagPurpose::Ticket, &parts, &tag)
     }
 
+    /// The tag (hex) of a routed ticket, as written with it: what a submission routed
+    /// to the waiting instance names, so that it compares it with the tag it wrote.
+    #[cfg(feature = "redis")]
+    pub(super) fn tag(&self) -> Option<&str> {
+        self.tag.as_deref()
+    }
+
     /// The same ticket, served by every instance and answered through the relay to
     /// `route`'s.
     #[cfg(feature = "redis")]
