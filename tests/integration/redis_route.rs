@@ -250,6 +250,10 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
                 format!("elicit:url:{id}")
             ]
         );
+        // The ticket's key names a 128-bit digest of the token, never the token.
+        let digest = PageTicket::store_key(&token);
+        assert_eq!(digest.len(), 32);
+        assert!(!digest.contains(&token) && !token.contains(&digest));
         let bytes: u64 = keys
             .iter()
             .map(|key| {
