@@ -209,8 +209,9 @@ pub(crate) struct PageMessage {
     pub(crate) content: Option<Value>,
     /// The tag (hex) of the ticket the sender read, checked and marked used before it
     /// sent this: the waiting instance compares it with the tag it wrote, instead of
-    /// reading the ticket again. Absent from what an earlier version sends (the
-    /// waiting instance then reads the ticket, as that version did).
+    /// reading the ticket again. Absent from what an earlier version sends, which the
+    /// waiting instance refuses (such a version cannot find this one's tickets: the
+    /// digest naming them changed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) ticket: Option<String>,
 }

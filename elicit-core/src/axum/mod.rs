@@ -1047,9 +1047,7 @@ impl<T> Drop for PageWait<T> {
 /// the page waits here and has had no routed answer yet (the first one, taken or not,
 /// spends the token: a replay is refused), the message names the ticket this page
 /// wrote (its tag, over the token's digest, the elicitation, the user, the expiry, the
-/// route and the form), and the client's consent was recorded here. A message without
-/// the ticket's tag (an earlier version's) is taken only when the store holds the
-/// ticket tagged, bound to a browser and used, as that version checked.
+/// route and the form), and the client's consent was recorded here.
 #[cfg(feature = "redis")]
 fn inbox(shared: std::sync::Weak<Shared>) -> crate::agent::PageInbox {
     use crate::agent::RoutedAction;
@@ -1057,26 +1055,10 @@ fn inbox(shared: std::sync::Weak<Shared>) -> crate::agent::PageInbox {
         let Some(shared) = shared.upgrade() else {
             return false;
         };
-        let named = match message.ticket.as_deref() {
-            Some(tag) => Some(tag),
-            None => {
-                if !shared.lock_waiting().contains_key(&message.token) {
-                    return false;
-                }
-                let key = PageTicket::store_key(&message.token);
-                let submitted = match (shared.store.get(&key), &shared.relay) {
-                    (Ok(Some(ticket)), Some(relay)) => {
-                        ticket.is_used()
-                            && ticket.is_bound_to_a_browser()
-                            && ticket.is_authentic(relay.keys(), &key)
-                    }
-                    _ => false,
-                };
-                if !submitted {
-                    return false;
-                }
-                None
-            }
+        // A message without the ticket's tag comes from an earlier version, which
+        // cannot have found this page's ticket (its key's digest changed): refused.
+        let Some(named) = message.ticket.as_deref() else {
+            return false;
         };
         let mut waiting = shared.lock_waiting();
         let Some(form) = waiting.get_mut(&message.token) else {
@@ -1087,11 +1069,9 @@ fn inbox(shared: std::sync::Weak<Shared>) -> crate::agent::PageInbox {
         }
         // Taken or not, the only routed answer this token gets.
         form.spent = true;
-        if let Some(named) = named {
-            let wrote = form.tag.as_deref().unwrap_or("");
-            if wrote.is_empty() || !handlers::constant_time_eq(wrote.as_bytes(), named.as_bytes()) {
-                return false;
-            }
+        let wrote = form.tag.as_deref().unwrap_or("");
+        if wrote.is_empty() || !handlers::constant_time_eq(wrote.as_bytes(), named.as_bytes()) {
+            return false;
         }
         if !form.consented {
             return false;
