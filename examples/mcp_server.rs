@@ -732,6 +732,11 @@ async fn serve_http(
     )
 }
 
+/// `save_api_key`'s form, shared with `benches/relay_load.rs`.
+#[cfg(feature = "axum")]
+#[path = "common/api_key.rs"]
+mod api_key;
+
 /// The Streamable HTTP server: rmcp's transport at `/mcp`, the secure page beside it,
 /// and the state several instances share (feature `axum`; Redis with feature `redis`).
 #[cfg(feature = "axum")]
@@ -760,6 +765,7 @@ mod remote {
     use rmcp::ErrorData;
     use serde::{Deserialize, Serialize};
 
+    use super::api_key::{ApiKey, API_KEY_MESSAGE};
     use super::{not_asked_or_failed, text, with_causes, Options, PlanServer, LOCAL_USER};
 
     /// The largest request body `/mcp` reads; a larger one is refused with `413`,
@@ -790,15 +796,6 @@ mod remote {
     /// in the registry: where a completion routed here from another instance is sent.
     type Connections = Arc<Mutex<HashMap<ConnectionId, PeerElicitor>>>;
 
-    /// The API key `save_api_key` asks for on the secure page.
-    #[derive(Elicit)]
-    #[elicit(url_mode, title = "Your API key")]
-    pub struct ApiKey {
-        /// The API key of your account, from its settings page
-        #[elicit(title = "API key", min_length = 16, max_length = 200)]
-        api_key: String,
-    }
-
     /// The access token `link_repository` needs, given on the secure page.
     #[derive(Elicit)]
     #[elicit(url_mode, title = "Link your repository")]
@@ -809,7 +806,6 @@ mod remote {
     }
 
     /// The page's texts (no link in them: the client shows the URL itself).
-    const API_KEY_MESSAGE: &str = "Enter your API key on the server's secure page.";
     const LINK_MESSAGE: &str =
         "Link your repository: enter its access token on the server's secure page.";
     const LINK_REQUIRED: &str =

@@ -162,8 +162,8 @@ pub enum Delivery {
     NoListener,
     /// The owner's channel had a listener, but no acknowledgement that the answer was
     /// taken came within [`RelayConfig::ack_timeout`], or the owner refused it (its
-    /// task no longer waits, or the ticket was not bound and used): the answer was not
-    /// taken.
+    /// task no longer waits or already had a routed answer, or the client's consent is
+    /// not recorded there): the answer was not taken.
     NotAcknowledged,
 }
 
@@ -207,6 +207,13 @@ pub(crate) struct PageMessage {
     pub(crate) action: RoutedAction,
     /// The validated content, on accept.
     pub(crate) content: Option<Value>,
+    /// The tag (hex) of the ticket the sender read, checked and marked used before it
+    /// sent this: the waiting instance compares it with the tag it wrote, instead of
+    /// reading the ticket again. Absent from what an earlier version sends, which the
+    /// waiting instance refuses (such a version cannot find this one's tickets: the
+    /// digest naming them changed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ticket: Option<String>,
 }
 
 /// Neither the page token (the link's secret) nor what the person typed (a secret, on
@@ -217,6 +224,7 @@ impl std::fmt::Debug for PageMessage {
             .field("token", &"<hidden>")
             .field("action", &self.action)
             .field("content", &self.content.as_ref().map(|_| "<hidden>"))
+            .field("ticket", &self.ticket)
             .finish()
     }
 }
@@ -253,7 +261,8 @@ struct Envelope {
 }
 
 /// A page of this instance that takes routed submissions: `true` when its task took
-/// the answer (the token waited here, the ticket was bound and used, the value
+/// the answer (the token waited here and had no routed answer before, the message
+/// names the ticket this page wrote, the client's consent was recorded here, the value
 /// parsed).
 pub(crate) type PageInbox = Arc<PageInboxFn>;
 
@@ -678,6 +687,7 @@ impl Inner {
                         token: page.token.clone(),
                         action: page.action,
                         content: page.content.clone(),
+                        ticket: page.ticket.clone(),
                     },
                 },
                 Message::Complete { id } => Message::Complete { id: id.clone() },
@@ -1246,6 +1256,7 @@ mod tests {
             token: "tok-3f9a1c".to_owned(),
             action: RoutedAction::Accept,
             content: Some(serde_json::json!({ "api_key": "sk-live-secret" })),
+            ticket: None,
         };
         let printed = format!("{message:?}");
         assert!(

@@ -3,6 +3,7 @@
 //! [U5](crate::rules#u5)).
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ::agent_client_protocol::{Client, ConnectionTo, UntypedMessage};
 
@@ -82,6 +83,7 @@ pub(crate) async fn ask_url_or_raw(
                 connection: connection.clone(),
                 elicitor: elicitor.clone(),
                 elicitation_id: elicitation_id.to_owned(),
+                completed: AtomicBool::new(false),
             })
         }
         Ok(UrlOutcome::Declined) => Elicited::Declined,
@@ -110,6 +112,9 @@ pub struct UrlConsent {
     connection: ConnectionTo<Client>,
     elicitor: Elicitor,
     elicitation_id: String,
+    /// This consent's [`complete`](Self::complete) recorded the completion in the
+    /// registry: nothing is outstanding, and dropping it has nothing to forget.
+    completed: AtomicBool,
 }
 
 impl fmt::Debug for UrlConsent {
@@ -132,6 +137,7 @@ impl UrlConsent {
             connection,
             elicitor,
             elicitation_id,
+            completed: AtomicBool::new(false),
         }
     }
 
@@ -157,6 +163,8 @@ impl UrlConsent {
             .elicitor
             .complete(&self.elicitation_id, user)
             .map_err(CompleteError::Refused)?;
+        // Recorded as completed (whether the notification goes out or not): final.
+        self.completed.store(true, Ordering::Relaxed);
         let notification = UntypedMessage::new(CompleteElicitation::METHOD, &done)
             .map_err(CompleteError::Transport)?;
         self.connection
@@ -167,7 +175,14 @@ impl UrlConsent {
 
 impl Drop for UrlConsent {
     fn drop(&mut self) {
-        // A no-op once completed: only an outstanding elicitation is forgotten.
+        // Completed by this consent: `Completed` is final, so forgetting would only
+        // read the entry again to find it no longer outstanding (one store command
+        // per completion saved).
+        if *self.completed.get_mut() {
+            return;
+        }
+        // A no-op once completed elsewhere: only an outstanding elicitation is
+        // forgotten.
         self.elicitor.forget(&self.elicitation_id);
     }
 }

@@ -92,18 +92,24 @@ impl PageTicket {
     }
 
     /// The key a store keeps the ticket of `token` under: a digest of the token
-    /// (BLAKE2b-256 personalised `elicit.store.v1`, in hex), so that whoever reads the
-    /// store's key names (a Redis `SCAN`) learns no live link, while every instance
-    /// holding the link's token finds its ticket.
+    /// (BLAKE2b-128 personalised `elicit.store.v2`, 32 hex digits), so that whoever
+    /// reads the store's key names (a Redis `SCAN`) learns no live link, while every
+    /// instance holding the link's token finds its ticket. 128 bits, as an
+    /// `elicitationId` ([U4](crate::rules#u4)): finding a token from its key means
+    /// inverting the digest over 256-bit random tokens, and two live tokens share a
+    /// key with odds about n² / 2¹²⁹ (a fresh token whose key is taken is refused,
+    /// [`PageError::TokenInUse`](super::PageError::TokenInUse)). Shorter than the
+    /// 64 digits of `elicit.store.v1`, whose keys the instances of an earlier version
+    /// wrote: a link they issued is not found by this version.
     pub fn store_key(token: &str) -> String {
-        use blake2::digest::consts::U32;
+        use blake2::digest::consts::U16;
         use blake2::digest::Mac;
         let mut digest =
-            blake2::Blake2bMac::<U32>::new_with_salt_and_personal(b"", b"", b"elicit.store.v1")
+            blake2::Blake2bMac::<U16>::new_with_salt_and_personal(b"", b"", b"elicit.store.v2")
                 .expect("invariant: an empty key and a 15-byte label fit BLAKE2b");
         digest.update(token.as_bytes());
         let bytes = digest.finalize().into_bytes();
-        let mut out = String::with_capacity(64);
+        let mut out = String::with_capacity(32);
         for byte in bytes {
             out.push_str(&format!("{byte:02x}"));
         }
@@ -151,6 +157,13 @@ impl PageTicket {
         };
         let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
         keys.verify(crate::agent::TagPurpose::Ticket, &parts, &tag)
+    }
+
+    /// The tag (hex) of a routed ticket, as written with it: what a submission routed
+    /// to the waiting instance names, so that it compares it with the tag it wrote.
+    #[cfg(feature = "redis")]
+    pub(super) fn tag(&self) -> Option<&str> {
+        self.tag.as_deref()
     }
 
     /// The same ticket, served by every instance and answered through the relay to
