@@ -1,28 +1,37 @@
-//! Load on the secure page across instances (features `axum` and `redis`): many
-//! URL-mode elicitations pending at once, each page submitted on another instance
-//! than the one that waits, through one real `redis-server` that this program
-//! starts on 127.0.0.1 and stops.
+//! Load on the secure page across instances (features `axum`, `redis` and `rmcp_3`):
+//! many URL-mode elicitations pending at once, each page submitted on another instance
+//! than the one that waits, through one real `redis-server` that this program starts on
+//! 127.0.0.1 and stops.
 //!
 //! ```text
-//! cargo bench --bench relay_load --features axum,redis [-- --count N --rate PER_SECOND]
+//! cargo bench --bench relay_load --features axum,redis,rmcp_3 [-- --count N --rate PER_SECOND]
 //! ```
+//!
+//! The path measured is the one the `save_api_key` tool of `examples/mcp_server.rs`
+//! takes: `PeerElicitor::ask_secret` with its form (`examples/common/api_key.rs`, the
+//! example's own `ApiKey` and message, included here), on a page for the example's
+//! single local user, the example's key prefixes and limits. Each elicitation is its
+//! own rmcp connection over in-memory pipes, whose client accepts the URL-mode request;
+//! the waiting side is the `ask_secret` call itself, guard and all: it records the
+//! consent, waits for the page, completes in the registry, sends
+//! `notifications/elicitation/complete` and drops its guard.
 //!
 //! Three set-ups, measured in one run: one instance on `MemoryStore` (no Redis at all:
 //! the floor), one instance on `RedisStore`, and three instances on `RedisStore` routed
 //! by `RedisRelay`, where the page of an elicitation that instance *i* waits for is
 //! opened and submitted on instance *i + 1*. For each elicitation the clock starts when
-//! the browser's `POST` is about to be written and stops when the waiting instance has
-//! its typed answer and has recorded the completion in its registry, which is the
-//! moment it sends `notifications/elicitation/complete` on its client's connection
-//! (built by `Elicitor::complete`; sending it is the SDK's write). Every answer is
-//! checked: the right value, for the right elicitation, on the right instance, once.
-//! Nothing lost, nothing mixed up, or the program fails.
+//! the browser's `POST` is about to be written and stops when `ask_secret` returns the
+//! typed answer: the completion recorded in the registry and
+//! `notifications/elicitation/complete` written on its client's connection. Every
+//! answer is checked: the right value, for the right elicitation, on the right
+//! instance, once. Nothing lost, nothing mixed up, or the program fails.
 //!
 //! Every set-up runs twice over all its elicitations pending at once: submitted as
 //! fast as 64 browsers at a time can (the throughput), then paced at `--rate` per
 //! second (default 1000: the latency at that load). Printed: completions per second
 //! (from the first `POST` to the last completion), p50 and p99 of the latency above,
-//! the Redis commands per completion (`INFO commandstats`, as sent by the instances: the compare-and-swap
+//! the Redis commands per completion (`INFO commandstats` from before the first `POST`
+//! until every `ask_secret` returned, as sent by the instances: the compare-and-swap
 //! script's own `GET` and `SET` inside Redis are not counted again), and the memory of
 //! one pending elicitation with its page (`MEMORY USAGE` of its keys).
 //!
@@ -30,39 +39,55 @@
 //! quotes its figures.
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use elicit::agent::{
-    ConnectionId, Elicitor, RedisConfig, RedisRelay, RedisStore, RegistryLimits, RelayConfig,
-    RelayKey, UrlEntry, UrlOutcome, UrlPolicy, UrlRegistry,
+    AskError, MemoryStore, RedisConfig, RedisRelay, RedisStore, RegistryLimits, RelayConfig,
+    RelayKey, Store, UrlEntry, UrlPolicy, UrlRegistry, UserId,
 };
-use elicit::axum::{PageTicket, PageWait, SecurePage};
-use elicit::{Elicit, ElicitationCapabilities, ElicitationResponse, Elicited, Scope};
+use elicit::axum::{PageTicket, SecurePage};
+use elicit::rmcp::PeerElicitor;
+use elicit::Elicited;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    Implementation, InitializeRequestParams,
+};
+use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
+use rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 #[path = "../elicit-core/tests/security/redis_server.rs"]
 mod redis_server;
 use redis_server::RedisServer;
 
-/// What the page asks for.
-#[derive(Elicit, Debug)]
-#[elicit(url_mode)]
-struct ApiKey {
-    /// The API key
-    #[elicit(min_length = 8)]
-    api_key: String,
-}
+#[path = "../examples/common/api_key.rs"]
+mod api_key;
+use api_key::{ApiKey, API_KEY_MESSAGE};
+
+/// The example's one user (`LOCAL_USER` in examples/mcp_server.rs): its page takes
+/// everyone as this user, and every connection's elicitor names them.
+const LOCAL_USER: &str = "local-user";
+
+/// The example's key prefixes in Redis (`PREFIXES` and `CHANNEL_PREFIX` there).
+const URL_PREFIX: &str = "elicit-mcp-server:url:";
+const PAGE_PREFIX: &str = "elicit-mcp-server:page:";
+const CHANNEL_PREFIX: &str = "elicit-mcp-server:";
 
 /// How long any one exchange may take before the run is called broken.
 const WAIT: Duration = Duration::from_secs(60);
 
-/// One instance of the agent: its registry and its page, and the relay when it shares
-/// Redis with others.
+/// One instance of the agent: its registry, its page, the page's ticket store (read
+/// here to see when a page takes submissions), and the relay when it shares Redis with
+/// others.
 struct Instance {
     registry: UrlRegistry,
     page: SecurePage,
+    tickets: Arc<dyn Store<PageTicket>>,
     relay: Option<RedisRelay>,
 }
 
@@ -90,23 +115,27 @@ impl Setup {
 }
 
 async fn instance(setup: Setup, server: &RedisServer) -> Instance {
-    // Enough room for every elicitation of the run on one connection each, and for
-    // the finished ones.
+    // The example's limits: 4 waits per session (`--max-waits`), the default number
+    // of finished elicitations remembered.
     let limits = RegistryLimits {
         max_outstanding_per_connection: 4,
-        max_finished: 1 << 16,
+        ..RegistryLimits::DEFAULT
     };
+    // The example's page: its single local user (it has no login), default TTL.
+    let builder = SecurePage::builder().unauthenticated_single_user(UserId::new(LOCAL_USER));
     match setup {
         Setup::Memory => {
             let registry = UrlRegistry::with_limits(limits);
-            let page = SecurePage::builder()
-                .remember_used(1 << 16)
+            let tickets: MemoryStore<PageTicket> = MemoryStore::new();
+            let page = builder
+                .store(tickets.clone())
                 .bind(([127, 0, 0, 1], 0))
                 .await
                 .expect("the page binds");
             Instance {
                 registry,
                 page,
+                tickets: Arc::new(tickets),
                 relay: None,
             }
         }
@@ -114,18 +143,16 @@ async fn instance(setup: Setup, server: &RedisServer) -> Instance {
             let relay = RedisRelay::connect(
                 server.url().as_str(),
                 RelayKey::from_bytes([0x5e; 32]),
-                RelayConfig::new(),
+                RelayConfig::new().prefix(CHANNEL_PREFIX),
             )
             .expect("the relay connects");
-            let urls: RedisStore<UrlEntry> = RedisStore::connect(
-                server.url().as_str(),
-                RedisConfig::new().prefix("elicit:url:"),
-            )
-            .expect("the store connects");
-            let tickets = urls.with_prefix::<PageTicket>("elicit:page:");
+            let urls: RedisStore<UrlEntry> =
+                RedisStore::connect(server.url().as_str(), RedisConfig::new().prefix(URL_PREFIX))
+                    .expect("the store connects");
+            let tickets = urls.with_prefix::<PageTicket>(PAGE_PREFIX);
             let registry = UrlRegistry::with_store(urls, limits).routed_by(&relay);
-            let page = SecurePage::builder()
-                .store(tickets)
+            let page = builder
+                .store(tickets.clone())
                 .relay(&relay)
                 .bind(([127, 0, 0, 1], 0))
                 .await
@@ -133,68 +160,139 @@ async fn instance(setup: Setup, server: &RedisServer) -> Instance {
             Instance {
                 registry,
                 page,
+                tickets: Arc::new(tickets),
                 relay: Some(relay),
             }
         }
     }
 }
 
-/// One elicitation ready for its submission: on the waiting instance `owner`, its page
-/// opened by the browser on instance `shown`.
+/// The server side of one client connection: nothing but the peer that
+/// `PeerElicitor` asks through.
+#[derive(Clone, Default)]
+struct Server;
+
+impl ServerHandler for Server {}
+
+/// The client of one connection: declares URL mode, accepts the URL-mode request (the
+/// user's consent to open the page) and hands the URL and `elicitationId` over.
+#[derive(Clone)]
+struct Client {
+    asked: mpsc::UnboundedSender<(String, String)>,
+}
+
+impl ClientHandler for Client {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::UrlElicitationParams {
+            url,
+            elicitation_id,
+            ..
+        } = request
+        else {
+            return Err(ErrorData::invalid_params("only URL mode here", None));
+        };
+        let _ = self.asked.send((url, elicitation_id));
+        Ok(ElicitResult::new(ElicitationAction::Accept))
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(json!({ "elicitation": { "url": {} } }))
+                .expect("a client capability");
+        InitializeRequestParams::new(capabilities, Implementation::new("relay-load", "1"))
+    }
+}
+
+/// What `ask_secret` ended with, and when.
+type Asked = (Result<Elicited<ApiKey>, AskError>, Instant);
+
+/// One elicitation ready for its submission: `ask_secret` running on the waiting
+/// instance `owner`, its page taking submissions, opened by the browser on instance
+/// `shown`.
 struct Pending {
     owner: usize,
     shown: SocketAddr,
-    elicitor: Elicitor,
     id: String,
     path: String,
     cookie: String,
     secret: String,
-    wait: PageWait<ApiKey>,
+    asking: JoinHandle<Asked>,
+    /// Both ends of the connection, kept open until the ask returned.
+    _connection: (
+        RunningService<RoleServer, Server>,
+        RunningService<RoleClient, Client>,
+    ),
 }
 
 async fn prepare(instances: &[Instance], n: usize) -> Vec<Pending> {
-    let caps = ElicitationCapabilities::from_json(Some(&json!({ "url": {} })));
     let mut pending = Vec::with_capacity(n);
     for i in 0..n {
         let owner = i % instances.len();
         let at = &instances[owner];
         let shown = instances[(i + 1) % instances.len()].page.local_addr();
-        // One client connection per elicitation. No user: the bench's pages
-        // authenticate nobody, and a page opens only for an elicitation whose user it
-        // can verify (S6).
-        let elicitor = Elicitor::new(caps.clone(), ConnectionId::new())
+        // One client connection per elicitation, as the example's sessions.
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        let (asked, mut urls) = mpsc::unbounded_channel();
+        let server = tokio::spawn(Server.serve(server_io));
+        let client = Client { asked }
+            .serve(client_io)
+            .await
+            .expect("the client initializes");
+        let server = server
+            .await
+            .expect("the server task")
+            .expect("the server initializes");
+        // The example's elicitor: its user, its registry; the bench's page is on
+        // loopback `http`.
+        let connection = PeerElicitor::new(server.peer())
+            .with_user(UserId::new(LOCAL_USER))
             .with_url_policy(UrlPolicy::new().allow_loopback_http(true))
             .with_registry(&at.registry);
-        let link = at
-            .page
-            .link::<ApiKey>("Paste your API key")
-            .expect("a link");
-        let path = link
-            .url()
+        let page = at.page.clone();
+        let asking = tokio::spawn(async move {
+            let answer = connection
+                .ask_secret::<ApiKey>(&page, API_KEY_MESSAGE)
+                .await;
+            (answer, Instant::now())
+        });
+        let (url, id) = tokio::time::timeout(WAIT, urls.recv())
+            .await
+            .expect("the request reaches the client in time")
+            .expect("the client saw the request");
+        let path = url
             .strip_prefix(at.page.origin())
             .expect("a link of the page")
             .to_owned();
-        let request = elicitor
-            .url(Scope::session("load"), "Connect your account", link.url())
-            .expect("the elicitation is made");
-        let id = request.elicitation_id().to_owned();
-        let wait = link.open(&id, elicitor.user()).expect("the link opens");
-        let consent = elicitor
-            .record_response(&id, &ElicitationResponse::accept_without_content())
-            .expect("the consent is recorded");
-        assert_eq!(consent, UrlOutcome::Consented);
+        let token = path.rsplit('/').next().expect("a token").to_owned();
+        // The client accepted: once `ask_secret` recorded the consent, the page takes
+        // the submission (before that it would hold the `POST` and read the ticket
+        // again, which is not what is measured here).
+        let key = PageTicket::store_key(&token);
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let ticket = at.tickets.get(&key).expect("the store answers");
+            if ticket.is_some_and(|ticket| !ticket.awaits_consent()) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the consent is recorded in time");
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
         let opened = request_http(shown, "GET", &path, &[("Sec-Fetch-Site", "none")], "").await;
         assert_eq!(opened.0, 200, "the page opens on instance {}", i + 1);
         let cookie = opened.1.expect("the page sets its cookie");
         pending.push(Pending {
             owner,
             shown,
-            elicitor,
             id,
             path,
             cookie,
             secret: format!("sk-load-{i:06}-{}", "x".repeat(8)),
-            wait,
+            asking,
+            _connection: (server, client),
         });
     }
     pending
@@ -247,13 +345,23 @@ const BROWSERS: usize = 64;
 /// i-th at i × `pace` after the start; returns each latency and the time from the
 /// first submission to the last completion.
 async fn submit_all(pending: Vec<Pending>, pace: Option<Duration>) -> (Vec<Duration>, Duration) {
-    let browsers = std::sync::Arc::new(tokio::sync::Semaphore::new(BROWSERS));
+    let browsers = Arc::new(tokio::sync::Semaphore::new(BROWSERS));
     let start = Instant::now();
     let tasks: Vec<_> = pending
         .into_iter()
         .enumerate()
         .map(|(i, p)| {
-            let browsers = std::sync::Arc::clone(&browsers);
+            let browsers = Arc::clone(&browsers);
+            let Pending {
+                owner,
+                shown,
+                id,
+                path,
+                cookie,
+                secret,
+                asking,
+                _connection: connection,
+            } = p;
             tokio::spawn(async move {
                 // Paced, each submission at its time; otherwise one of the browsers.
                 let _browser = match pace {
@@ -263,35 +371,37 @@ async fn submit_all(pending: Vec<Pending>, pace: Option<Duration>) -> (Vec<Durat
                     }
                     None => Some(browsers.acquire_owned().await.expect("never closed")),
                 };
-                let origin = format!("http://{}", p.shown);
-                let body = format!("f.api_key={}&elicit-action=accept", p.secret);
+                let origin = format!("http://{}", shown);
+                let body = format!("f.api_key={}&elicit-action=accept", secret);
                 let headers = [
                     ("Origin", origin.as_str()),
                     ("Sec-Fetch-Site", "same-origin"),
                     ("Content-Type", "application/x-www-form-urlencoded"),
-                    ("Cookie", p.cookie.as_str()),
+                    ("Cookie", cookie.as_str()),
                 ];
                 let began = Instant::now();
-                let post = request_http(p.shown, "POST", &p.path, &headers, &body);
+                let post = request_http(shown, "POST", &path, &headers, &body);
                 let waiting = async {
-                    let answer = tokio::time::timeout(WAIT, p.wait.answer())
+                    let (answer, done) = tokio::time::timeout(WAIT, asking)
                         .await
-                        .expect("the answer reaches the waiting instance in time");
-                    let Ok(Elicited::Accepted(submitted)) = answer else {
-                        panic!("elicitation {} on instance {}: {answer:?}", p.id, p.owner);
+                        .expect("ask_secret returns in time")
+                        .expect("the ask did not panic");
+                    let Ok(Elicited::Accepted(key)) = answer else {
+                        panic!(
+                            "elicitation {} on instance {}: not accepted ({:?})",
+                            id,
+                            owner,
+                            answer.err()
+                        );
                     };
                     // Not mixed up: this elicitation's own secret.
-                    assert_eq!(submitted.value().api_key, p.secret, "answer of {}", p.id);
-                    let completion = p
-                        .elicitor
-                        .complete(&p.id, submitted.user())
-                        .expect("completed once, on the instance that holds it");
-                    assert_eq!(completion.elicitation_id(), p.id);
-                    began.elapsed()
+                    assert_eq!(key.api_key, secret, "answer of {}", id);
+                    done - began
                 };
                 let ((status, _, page), latency) = tokio::join!(post, waiting);
                 assert_eq!(status, 200, "{page}");
                 assert!(page.contains("Received"), "{page}");
+                drop(connection);
                 latency
             })
         })
@@ -327,6 +437,8 @@ struct Report {
     p99: Duration,
     commands: Option<f64>,
     memory: Option<u64>,
+    /// Each key of one pending elicitation: its name, `MEMORY USAGE`, `STRLEN`.
+    keys: Option<[(String, u64, u64); 2]>,
 }
 
 async fn measure(
@@ -340,24 +452,30 @@ async fn measure(
         instances.push(instance(setup, server).await);
     }
     let pending = prepare(&instances, count).await;
-    let memory = matches!(setup, Setup::Redis(_)).then(|| {
-        // One pending elicitation's keys: its registry entry and its page's ticket.
+    // One pending elicitation's keys: its registry entry and its page's ticket, each
+    // with `MEMORY USAGE` and the length of its value (`STRLEN`).
+    let keys = matches!(setup, Setup::Redis(_)).then(|| {
         let first = &pending[0];
         let token = first.path.rsplit('/').next().expect("a token");
         [
-            format!("elicit:url:{}", first.id),
-            format!("elicit:page:{}", PageTicket::store_key(token)),
+            format!("{URL_PREFIX}{}", first.id),
+            format!("{PAGE_PREFIX}{}", PageTicket::store_key(token)),
         ]
-        .iter()
         .map(|key| {
-            server
-                .cli(&["MEMORY", "USAGE", key])
-                .trim()
-                .parse::<u64>()
-                .unwrap_or_else(|_| panic!("{key} is in Redis"))
+            let number = |reply: String| {
+                reply
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap_or_else(|_| panic!("{key} is in Redis"))
+            };
+            let bytes = number(server.cli(&["MEMORY", "USAGE", &key]));
+            let length = number(server.cli(&["STRLEN", &key]));
+            (key, bytes, length)
         })
-        .sum()
     });
+    let memory = keys
+        .as_ref()
+        .map(|keys| keys.iter().map(|(_, bytes, _)| bytes).sum());
     let before = server.command_counts();
     let (mut latencies, elapsed) = submit_all(pending, pace).await;
     let after = server.command_counts();
@@ -380,6 +498,7 @@ async fn measure(
         commands: matches!(setup, Setup::Redis(_))
             .then(|| sent_between(&before, &after) as f64 / count as f64),
         memory,
+        keys,
     }
 }
 
@@ -442,5 +561,11 @@ fn main() {
             r.commands.map_or("–".to_owned(), |c| format!("{c:.2}")),
             r.memory.map_or("–".to_owned(), |m| m.to_string()),
         );
+    }
+    if let Some(keys) = reports.iter().find_map(|r| r.keys.as_ref()) {
+        println!();
+        for (key, bytes, length) in keys {
+            println!("one pending: {key}: {bytes} bytes (MEMORY USAGE), value {length} bytes");
+        }
     }
 }

@@ -78,9 +78,11 @@
 //!   links are `ORIGIN/elicit/<token>`, and the page accepts only requests addressed to
 //!   it. Default `http://ADDR`. Every instance of one deployment behind a load balancer
 //!   is given the same one; plain `http` is accepted only for a loopback host (S1).
-//! - `--redis URL` keeps the URL elicitations' registry, the page's one-time tickets
-//!   and the repository links in Redis (`elicit::agent::RedisStore`), so that the
-//!   instances that share one Redis share them. Without it they live in this process.
+//! - `--redis URL` keeps the URL elicitations' registry, the page's one-time tickets,
+//!   the repository links and the used rounds of MCP 2026-07-28
+//!   (`Rounds::at_most_once_in_redis`) in Redis (`elicit::agent::RedisStore`), so that
+//!   the instances that share one Redis share them: a `requestState` answered on one
+//!   instance is refused on every other. Without it they live in this process.
 //!   With it the instances also hand each other what happened on the wrong one, through
 //!   Redis pub/sub (`elicit::agent::RedisRelay`, sealed for the instance it is for): a
 //!   page opened and submitted on instance B reaches the tool call waiting on instance
@@ -327,17 +329,30 @@ fn random_id() -> String {
 /// same for every instance of a deployment: `ELICIT_ROUND_KEY` (64 hex digits) when
 /// set, else one made for this process (a retry must then come back to it).
 fn rounds() -> &'static Rounds {
-    static ROUNDS: OnceLock<Rounds> = OnceLock::new();
-    ROUNDS.get_or_init(|| {
-        let key = round_key_from_env()
-            .unwrap_or_else(|| RoundKey::generate().expect("the OS random generator"));
-        // Bound to the user (each connection's elicitor names `LOCAL_USER`), and at most
-        // once: a booking must not be made twice by a replayed `requestState`. The used
-        // rounds are kept in this process; instances of a deployment that share the key
-        // would share this store too (a `RedisStore<UsedRound>`), or a replay on another
-        // instance would open.
-        Rounds::new(key).at_most_once(MemoryStore::<UsedRound>::new())
-    })
+    // Bound to the user (each connection's elicitor names `LOCAL_USER`), and at most
+    // once: a booking must not be made twice by a replayed `requestState`. The used
+    // rounds are kept in this process, unless `--redis` put them in Redis first
+    // ([`share_rounds`]): the instances of a deployment share the key, so they must share
+    // the used rounds too, or a replay on another instance would open.
+    ROUNDS.get_or_init(|| unrecorded_rounds().at_most_once(MemoryStore::<UsedRound>::new()))
+}
+
+/// The rounds of this process, once made.
+static ROUNDS: OnceLock<Rounds> = OnceLock::new();
+
+/// The rounds under the deployment's key, before saying where used rounds are kept.
+fn unrecorded_rounds() -> Rounds {
+    let key = round_key_from_env()
+        .unwrap_or_else(|| RoundKey::generate().expect("the OS random generator"));
+    Rounds::new(key)
+}
+
+/// Makes `rounds` this process's rounds: at start, before any tool runs.
+#[cfg(feature = "redis")]
+fn share_rounds(rounds: Rounds) -> Result<(), &'static str> {
+    ROUNDS
+        .set(rounds)
+        .map_err(|_| "the rounds were made before --redis could share them")
 }
 
 /// `ELICIT_ROUND_KEY` (64 hex digits), when it is set and valid: the deployment's
@@ -717,6 +732,11 @@ async fn serve_http(
     )
 }
 
+/// `save_api_key`'s form, shared with `benches/relay_load.rs`.
+#[cfg(feature = "axum")]
+#[path = "common/api_key.rs"]
+mod api_key;
+
 /// The Streamable HTTP server: rmcp's transport at `/mcp`, the secure page beside it,
 /// and the state several instances share (feature `axum`; Redis with feature `redis`).
 #[cfg(feature = "axum")]
@@ -745,6 +765,7 @@ mod remote {
     use rmcp::ErrorData;
     use serde::{Deserialize, Serialize};
 
+    use super::api_key::{ApiKey, API_KEY_MESSAGE};
     use super::{not_asked_or_failed, text, with_causes, Options, PlanServer, LOCAL_USER};
 
     /// The largest request body `/mcp` reads; a larger one is refused with `413`,
@@ -759,10 +780,11 @@ mod remote {
 
     /// The key prefixes in Redis: one per kind of record.
     #[cfg(feature = "redis")]
-    const PREFIXES: [&str; 3] = [
+    const PREFIXES: [&str; 4] = [
         "elicit-mcp-server:url:",
         "elicit-mcp-server:page:",
         "elicit-mcp-server:link:",
+        "elicit-mcp-server:round:",
     ];
 
     /// The prefix of the relay's channels: instance `id` listens on
@@ -774,15 +796,6 @@ mod remote {
     /// in the registry: where a completion routed here from another instance is sent.
     type Connections = Arc<Mutex<HashMap<ConnectionId, PeerElicitor>>>;
 
-    /// The API key `save_api_key` asks for on the secure page.
-    #[derive(Elicit)]
-    #[elicit(url_mode, title = "Your API key")]
-    pub struct ApiKey {
-        /// The API key of your account, from its settings page
-        #[elicit(title = "API key", min_length = 16, max_length = 200)]
-        api_key: String,
-    }
-
     /// The access token `link_repository` needs, given on the secure page.
     #[derive(Elicit)]
     #[elicit(url_mode, title = "Link your repository")]
@@ -793,7 +806,6 @@ mod remote {
     }
 
     /// The page's texts (no link in them: the client shows the URL itself).
-    const API_KEY_MESSAGE: &str = "Enter your API key on the server's secure page.";
     const LINK_MESSAGE: &str =
         "Link your repository: enter its access token on the server's secure page.";
     const LINK_REQUIRED: &str =
@@ -1352,12 +1364,17 @@ mod remote {
         let relay_key = RelayKey::derived_from(&round_key);
         let cannot =
             |error: StoreError| format!("cannot use Redis at {url}: {}", with_causes(&error));
-        let [url_prefix, page_prefix, link_prefix] = PREFIXES;
+        let [url_prefix, page_prefix, link_prefix, round_prefix] = PREFIXES;
         let mut config = RedisConfig::new().prefix(url_prefix);
         if let Some(ttl) = ttl {
             config = config.ttl(ttl);
         }
         let entries: RedisStore<UrlEntry> = RedisStore::connect(url, config).map_err(cannot)?;
+        // Each `requestState` opens once across the deployment: the used rounds in Redis
+        // (under their random ids), each record living as long as its round.
+        crate::share_rounds(
+            crate::unrecorded_rounds().at_most_once_in_redis(&entries, round_prefix),
+        )?;
         let relay = RedisRelay::connect(url, relay_key, RelayConfig::new().prefix(CHANNEL_PREFIX))
             .map_err(cannot)?;
         let registry =

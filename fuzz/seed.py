@@ -160,4 +160,61 @@ for request in requests:
         for dialect in ["acp", "mcp"]:
             add("client_respond", [dialect, request, script, completions[len(script) % 2]])
 
+# The secure page's posts: the first byte dresses the request (bit 0 the form, bits 1-2
+# Origin/Sec-Fetch-Site, bits 3-4 Content-Type, bits 5-6 the cookie, bit 7 a second
+# post), the rest is the body.
+api_key = ["f.api_key=sk-fleet-0123456789abcdefXYZ&elicit-action=accept", "f.api_key=short&elicit-action=accept",
+           "f.api_key=sk-fleet-0123456789abcdefXYZ", "elicit-action=decline", "elicit-action=cancel&elicit-action=accept",
+           "f.api_key=%F0%9F%94%91" * 8 + "&elicit-action=accept", "f.api_key=a+b+c+d+e+f+g+h+i+j&f.api_key=x"]
+grant = ["f.token=abcdefghijklmnop_-12&f.scope=Read&f.days=30&f.ratio=0.5&f.remember=false&f.remember=true"
+         "&f.tags=A&f.tags=C&elicit-action=accept",
+         "f.token=abcdefghijklmnop&f.scope=Write&f.remember=false&elicit-action=accept",
+         "f.token=bad%20token&f.scope=Admin&f.days=0&f.ratio=1e3&f.tags=A&f.tags=B&f.tags=C",
+         "f.days=3.0&f.ratio=-0&elicit-action=decline"]
+for dress in [0x00, 0x80, 0x02, 0x0a, 0x04, 0x06, 0x10, 0x18, 0x40, 0x60]:
+    for body in api_key:
+        add("page_submission", bytes([dress]) + body.encode())
+    for body in grant:
+        add("page_submission", bytes([dress | 1]) + body.encode())
+
+# Tickets as Redis holds them (a write token, then the JSON), and the fields of a
+# genuine one split at NUL bytes (elicitation id, message, user, schema, instance seed,
+# changes).
+owner = "a1" * 32
+ticket = {"e": "e1", "u": "alice", "x": 4000000000000, "r": owner,
+          "f": {"s": {"type": "object", "properties": {"api_key": {"type": "string", "title": "API key", "minLength": 16}},
+                      "required": ["api_key"]}, "m": "Enter your API key."}, "a": "00" * 16}
+for variant in [ticket, dict(ticket, d=True), dict(ticket, b="0123456789abcdef0123456789abcdef", p=True),
+                {k: v for k, v in ticket.items() if k != "a"}, dict(ticket, a="AB" * 16), dict(ticket, elicitation_id="e1"),
+                {"elicitation_id": "e1", "user": "alice", "expires_at": 4000000000000, "used": False}]:
+    add("store_ticket", b"0123456789abcdef0123456789abcdef" + json.dumps(variant).encode())
+for fields in [[b"e1", b"Enter your API key.", b"alice", json.dumps(ticket["f"]["s"]).encode(), b"b", b"\x01\x80\x10\x02"],
+               [b"", b"", b"", b"not json", b"", b"null"], [b"e2", "‮<b>".encode(), b"", b"{}", b"x" * 40, b'"x"'],
+               [b"e3", b"m", b"bob", b"[]", b"", b'{"x": 1}']]:
+    add("store_ticket", b"\0".join(fields))
+
+# Relay payloads: hostile bytes (the format byte, a short box), and envelopes split from
+# their changes by a NUL byte.
+for payload in [b"\x02" + bytes(48), b"\x00", b"\x02", b"\x03" + bytes(80), bytes(range(256))]:
+    add("relay_message", payload)
+for envelope in [{"m": {"Complete": {"id": "e1"}}},
+                 {"m": {"Page": {"ack": 7, "page": {"token": "t", "action": "Accept", "content": {"api_key": "sk-1"}}}}},
+                 {"m": {"Page": {"ack": 7, "page": {"token": "t", "action": "Decline", "content": None}}}},
+                 {"m": {"Ack": {"ack": 18446744073709551615, "taken": True}}},
+                 {"f": "b2" * 32, "m": {"Complete": {"id": "e1"}}, "x": 1}, {"f": 1, "m": {}}, ["f", {"Complete": ["e1"]}]]:
+    for changes in [b"", b"\x05\x01", b"\x00\x80\x40\x02", b"{\"x\": [1, 2]}"]:
+        add("relay_message", json.dumps(envelope).encode() + b"\0" + changes)
+
+# Retries of MCP 2026-07-28: [requestState, inputResponses, mutation].
+responses = [{}, {"booking": {"action": "accept", "content": {"party_size": 4, "phone": "+44 20 7946 0000"}},
+                  "roots": {"roots": [{"uri": "file:///tmp"}]}},
+             {"booking": {"action": "accept", "content": {"party_size": 40}}, "extra": True},
+             {"booking": {"action": "decline"}, "roots": None}, {"booking": "accept"}]
+for state in ["", "elicit1.", "elicit1.AAAA", "elicit1." + "A" * 80, "elicit1." + "_-" * 60 + "=", "elicit2.AAAA",
+              "elicit1.\u00e9t\u00e9", "x" * 300]:
+    for r in responses:
+        for mutation in ["", "\u0001\u0001", "\u0008\u0080\u0030\u0001"]:
+            add("request_state", [state, r, mutation])
+add("request_state", ["elicit1.AAAA"])
+
 print("seeded:", ", ".join(f"{t} {n}" for t, n in sorted(counts.items())))

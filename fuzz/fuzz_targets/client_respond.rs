@@ -22,8 +22,8 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use elicit::client::{
-    AgentIdentity, Consent, FieldAnswer, AskerNotice, ClientEngine, ReviewChoice, ScriptedAsker, Shown,
-    Step,
+    AgentIdentity, AskerNotice, ClientEngine, Consent, FieldAnswer, ReviewChoice, ScriptedAsker,
+    Shown, Step,
 };
 use elicit::{Action, RequestedSchema, UrlReview};
 use libfuzzer_sys::fuzz_target;

@@ -27,6 +27,11 @@ workspace's Cargo.lock is the starting lockfile, so the versions are the ones th
 workspace is tested with. If the docs drift (a feature missing from the lines, a name
 renamed, a dependency not listed), the build fails and so does this script.
 
+Some programs are also run, the way their page says a person uses them (RUNS below):
+the guide's MCP server is built and answered by the `mcp_client` example on MCP
+2026-07-28 and on 2025-11-25, typing what a person types, and the tool's result must be
+what the page says. A program that builds but fails its user fails the check.
+
     python3 tests/copy_paste/check.py [--list] [NAME...]
 """
 import os
@@ -139,6 +144,69 @@ def manifest(name, toml):
     )
 
 
+# What a person types into `mcp_client` (its line asker, stdin piped) to book a table
+# with the guide's server: the tool, its arguments, then the form's fields (party size
+# kept at its default, a time that breaks the pattern, the email left empty), the review;
+# the server asks again for the pattern (the problem beside the field), the time is
+# corrected and the form sent; then an empty line ends the client.
+BOOKING = "\n".join([
+    "book", '{"restaurant": "Chez Ada"}',
+    "", "call me", "", "send",
+    "", "19:30", "", "send",
+    "",
+]) + "\n"
+
+# Programs run after they build: (what the person types, what the output must hold).
+RUNS = {
+    "mcp_server": [
+        ("2026-07-28", BOOKING, "booked Chez Ada for 2 at 19:30"),
+        ("2025-11-25", BOOKING, "booked Chez Ada for 2 at 19:30"),
+    ],
+}
+
+
+def mcp_client(env):
+    """The `mcp_client` example of this checkout (built with `rmcp_3` if missing)."""
+    exe = os.path.join(ROOT, "target", "debug", "examples", "mcp_client")
+    if not os.path.exists(exe):
+        subprocess.run(
+            ["cargo", "build", "--quiet", "--example", "mcp_client", "--features", "rmcp_3"],
+            cwd=ROOT, check=True,
+            env={k: v for k, v in env.items() if k != "CARGO_TARGET_DIR"},
+        )
+    return exe
+
+
+def run_program(name, crate, env):
+    """Builds the program and plays each of its RUNS; returns the failures."""
+    build = subprocess.run(
+        ["cargo", "build", "--quiet", "--manifest-path", os.path.join(crate, "Cargo.toml")],
+        env=env,
+    )
+    if build.returncode != 0:
+        return [f"{name}: does not build as a binary"]
+    exe = os.path.join(env["CARGO_TARGET_DIR"], "debug", f"copy-paste-{name}")
+    client = mcp_client(env)
+    failures = []
+    for protocol, typed, expected in RUNS[name]:
+        try:
+            run = subprocess.run(
+                [client, "--protocol", protocol, "--", exe],
+                input=typed, capture_output=True, text=True, timeout=120,
+            )
+        except subprocess.TimeoutExpired:
+            failures.append(f"{name} on {protocol}: no answer within 120 s")
+            continue
+        if expected not in run.stdout:
+            failures.append(
+                f"{name} on {protocol}: expected {expected!r} in the tool's result; "
+                f"exit {run.returncode}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr[-3000:]}"
+            )
+        else:
+            print(f"   ran on MCP {protocol}: {expected!r}", flush=True)
+    return failures
+
+
 def main(argv):
     found, errors = programs()
     for e in errors:
@@ -193,7 +261,13 @@ def main(argv):
             failed.append(name)
         else:
             print(f"   ok in {time.monotonic() - t:.0f}s", flush=True)
-    print(f"-- {len(wanted) - len(failed)} of {len(wanted)} programs built "
+            if name in RUNS:
+                failures = run_program(name, crate, env)
+                for failure in failures:
+                    print(f"!! {failure}", file=sys.stderr)
+                if failures:
+                    failed.append(name)
+    print(f"-- {len(wanted) - len(failed)} of {len(wanted)} programs built (and run, where RUNS says) "
           f"in {time.monotonic() - started:.0f}s")
     return 1 if failed else 0
 

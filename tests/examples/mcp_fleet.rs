@@ -18,6 +18,7 @@
 //! | Redis started again, same port | the next flow succeeds on the same processes | shown and "Received" | the three relays subscribed again |
 //! | a completion done in another process | `notifications/elicitation/complete` through A, same id, once | — | the entry `Completed`; a wrong user and a second completion refused |
 //! | a page token replayed on each instance | one request, one completion | 410 "already used", on open and on submit | the used ticket, no secret |
+//! | a `requestState` answered on A replayed on B (MCP 2026-07-28) | `-32602` "already answered once", nothing asked | — | one used round, under its id, with a TTL |
 //!
 //! Skipped with a message without `redis-server` unless `CI` is set (then it fails).
 //! Every wait is bounded; every child is killed when dropped.
@@ -632,6 +633,110 @@ async fn a_page_token_replayed_on_another_instance_is_refused() {
     .await;
     assert_eq!(fleet.proxy_a.wire.creates().len(), 1);
     assert_eq!(fleet.proxy_a.wire.assert_valid(), 3);
+}
+
+// covers: M6, S6
+#[tokio::test]
+async fn a_request_state_answered_on_a_is_refused_when_replayed_on_b() {
+    use ::rmcp::model::ErrorCode;
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let fleet = Fleet::start(&redis, 60).await;
+    const PLAN: &str = r#"{"strategy":"Balanced","passes":2,"run_tests":false}"#;
+    let answering = TestClient::new(Some(json!({})), |_| {
+        Ok(ElicitResult::new(ElicitationAction::Accept)
+            .with_content(serde_json::from_str(PLAN).unwrap()))
+    });
+    let client_a = connect_2026(&fleet.proxy_a.mcp_url(), answering).await;
+    let text = text_of(&call_tool(&client_a, "plan_task", json!({ "task": "Ship it" })).await);
+    assert!(text.contains("strategy Balanced"), "{text:?}");
+    // The retry that carried the answer, as it crossed to A: its requestState and
+    // inputResponses.
+    let retries: Vec<_> = fleet
+        .proxy_a
+        .wire
+        .messages()
+        .into_iter()
+        .map(|(_, message)| message)
+        .filter(|m| m["method"] == "tools/call" && m["params"]["requestState"].is_string())
+        .collect();
+    assert_eq!(retries.len(), 1, "{retries:?}");
+    let retry = &retries[0]["params"];
+    assert!(retry["inputResponses"].is_object(), "{retry}");
+    crate::protocol_support::assert_mcp("2026-07-28", "CallToolRequest", &retries[0]);
+    // One used round in Redis, under its random id (not the state), with a TTL.
+    let state = retry["requestState"].as_str().unwrap();
+    let used: Vec<_> = stored(&redis)
+        .into_iter()
+        .filter(|(key, _)| key.starts_with(&format!("{KEYS}round:")))
+        .collect();
+    assert_eq!(used.len(), 1, "{used:?}");
+    let (key, value) = &used[0];
+    assert!(
+        !key.contains(state) && !value.contains(state),
+        "{key} {value}"
+    );
+    let ttl = redis.pttl(key);
+    assert!(ttl > 0 && ttl <= 11 * 60 * 1000, "{key}: {ttl} ms");
+
+    // The same requestState and answers, replayed on B by another session of the same
+    // (single, local) user: refused as used, with nothing asked and no result.
+    let client_b = connect_2026(
+        &format!("http://{}/mcp", fleet.b.addr),
+        TestClient::new(Some(json!({})), |_| panic!("a replay asks nothing")),
+    )
+    .await;
+    let replay: CallToolRequestParams =
+        serde_json::from_value(retry.clone()).expect("the retry's params");
+    let error = bounded("the replay on b", client_b.call_tool(replay))
+        .await
+        .expect_err("a used round is refused");
+    let ServiceError::McpError(error) = error else {
+        panic!("a JSON-RPC error, not {error:?}");
+    };
+    eprintln!("the requestState of a, replayed on b: {}", error.message);
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{error:?}");
+    assert!(
+        error.message.contains("already answered once"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        error.data,
+        Some(json!({ "requestState": "rejected" })),
+        "{error:?}"
+    );
+    // Still one used round: the refused replay recorded nothing.
+    let rounds = stored(&redis)
+        .into_iter()
+        .filter(|(key, _)| key.starts_with(&format!("{KEYS}round:")))
+        .count();
+    assert_eq!(rounds, 1);
+}
+
+/// rmcp's client over Streamable HTTP at `url` speaking MCP 2026-07-28: no
+/// `initialize`, `server/discover` first (M6).
+async fn connect_2026(
+    url: &str,
+    handler: TestClient,
+) -> ::rmcp::service::RunningService<::rmcp::service::RoleClient, TestClient> {
+    use ::rmcp::model::ProtocolVersion;
+    use ::rmcp::transport::StreamableHttpClientTransport;
+    let handler = handler.speaking(ProtocolVersion::V_2026_07_28);
+    let lifecycle = ::rmcp::ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    bounded(
+        "server/discover",
+        ::rmcp::ClientServiceExt::serve_with_lifecycle(
+            handler,
+            StreamableHttpClientTransport::from_uri(url),
+            lifecycle,
+        ),
+    )
+    .await
+    .expect("the client discovers the server over Streamable HTTP")
 }
 
 /// rmcp's client over Streamable HTTP at `url`, trying a dropped stream again twice,

@@ -447,3 +447,105 @@ fn cancellation_is_carried_both_ways() {
         },
     ));
 }
+
+/// The inner agent's `elicitation/create` with `params` as written, sent past elicit's
+/// own checks (as another SDK would send it); the raw result or the error.
+async fn ask_raw(
+    inner: &ConnectionTo<Client>,
+    params: Value,
+) -> Result<Value, agent_client_protocol::Error> {
+    let request = UntypedMessage::new("elicitation/create", params).expect("a request");
+    tokio::time::timeout(WAIT, inner.send_request(request).block_task())
+        .await
+        .expect("answered in time")
+}
+
+// covers: E6, R1
+#[test]
+fn an_answer_in_an_unknown_action_reaches_the_inner_agent_exactly_as_received() {
+    // The person's client answers in an action elicit does not know, with members of its
+    // own: the forwarding cannot read it, so it passes it on unchanged.
+    let deferred = json!({
+        "action": "_defer",
+        "until": "tomorrow",
+        "content": { "zebra": 7 },
+        "_meta": { "client.example/why": ["busy"] }
+    });
+    let script: Script = {
+        let deferred = deferred.clone();
+        Arc::new(move |_| Some(deferred.clone()))
+    };
+    run(hop(
+        json!({ "elicitation": { "form": {}, "url": {} } }),
+        script,
+        async |mut hop: Hop| {
+            let form = ask_raw(
+                &hop.inner,
+                json!({
+                    "sessionId": "inner-7",
+                    "mode": "form",
+                    "message": "Fill it in",
+                    "requestedSchema": schema().to_json(),
+                }),
+            )
+            .await
+            .expect("a result");
+            assert_eq!(form, deferred);
+            // Member for member, in the order the client wrote them.
+            assert_eq!(form.to_string(), deferred.to_string());
+            common::assert_valid_acp("CreateElicitationResponse", &form);
+
+            // In URL mode it is not consent: nothing waits for a completion, and the
+            // outer elicitation is forgotten.
+            let url = ask_raw(
+                &hop.inner,
+                json!({
+                    "sessionId": "inner-7",
+                    "mode": "url",
+                    "message": "Sign in",
+                    "url": "https://auth.example.com/",
+                    "elicitationId": "inner-e1",
+                }),
+            )
+            .await
+            .expect("a result");
+            assert_eq!(url.to_string(), deferred.to_string());
+            let _form_asked = hop.received.next().await.expect("asked");
+            let asked = hop.received.next().await.expect("asked");
+            let outer_id = asked["elicitationId"].as_str().expect("an outer id");
+            assert_eq!(hop.forward.pending_completions(), 0);
+            assert!(hop.forward.elicitor().url_state(outer_id).is_none());
+        },
+    ));
+}
+
+// covers: C7, E6
+#[test]
+fn a_request_in_a_mode_never_offered_is_refused_and_never_shown() {
+    run(hop(
+        json!({ "elicitation": { "form": {}, "url": {} } }),
+        answer(json!({ "zebra": "Ada" })),
+        async |mut hop: Hop| {
+            let got = ask_raw(
+                &hop.inner,
+                json!({
+                    "sessionId": "inner-7",
+                    "mode": "_voice",
+                    "message": "Say your password",
+                    "requestedSchema": schema().to_json(),
+                }),
+            )
+            .await;
+            let error = got.expect_err("refused");
+            assert_eq!(i64::from(error.code.value()), -32602);
+            assert!(error.message.contains("\"_voice\""), "{error:?}");
+            assert!(error.message.contains("not offered"), "{error:?}");
+            assert_eq!(error.data, Some(json!({ "mode": "_voice" })));
+            assert!(
+                hop.received.try_recv().is_err(),
+                "nothing reached the outer client"
+            );
+            assert!(hop.wire.sent("elicitation/create").is_empty());
+        },
+    ));
+}

@@ -9,6 +9,8 @@
 //!   instance: dropped, and the person's real submission later works;
 //! - "Received" only on the waiting instance's acknowledgement: a ticket whose
 //!   consent mark a writer cleared is not taken, and the page says not delivered;
+//! - a genuine routed answer a Redis reader recorded and publishes again: never taken
+//!   a second time, nor late (after the waiting instance refused it once);
 //! - finding 11: a `SCAN` of Redis during a live link finds the token nowhere;
 //! - Redis Cluster: delivered, acknowledged and completed once across nodes;
 //! - a subscriber connection that silently stops answering is replaced.
@@ -23,8 +25,8 @@ use std::time::Duration;
 use crypto_box::aead::rand_core::{CryptoRng, RngCore};
 use crypto_box::PublicKey;
 use elicit::agent::{
-    ConnectionId, Delivery, Elicitor, RedisConfig, RedisRelay, RedisStore, RegistryLimits,
-    RelayConfig, RelayKey, UrlEntry, UrlOutcome, UrlPolicy, UrlRegistry, UserId,
+    CompletionError, ConnectionId, Delivery, Elicitor, RedisConfig, RedisRelay, RedisStore,
+    RegistryLimits, RelayConfig, RelayKey, UrlEntry, UrlOutcome, UrlPolicy, UrlRegistry, UserId,
 };
 use elicit::axum::{PageTicket, SecurePage};
 use elicit::{ElicitationCapabilities, ElicitationResponse, Elicited, Scope};
@@ -330,6 +332,181 @@ fn received_only_when_the_waiting_instance_took_it_not_when_publish_counted_it()
         assert!(!refused.body.contains("Received"), "{}", refused.body);
         assert_eq!(a.page.waiting(), 1, "A took an answer before the consent");
         drop(wait);
+        a.page.shutdown();
+        b.page.shutdown();
+    });
+}
+
+/// What a Redis reader records: every payload published on one channel, as raw bytes,
+/// from a `SUBSCRIBE` of its own (RESP read by hand: a payload is binary).
+struct Capture {
+    payloads: Arc<Mutex<Vec<Vec<u8>>>>,
+    stream: TcpStream,
+}
+
+impl Capture {
+    fn start(server: &RedisServer, channel: &str) -> Capture {
+        use std::io::BufRead;
+        let port: u16 = server
+            .url()
+            .trim_end_matches('/')
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let mut command = b"*2\r\n$9\r\nSUBSCRIBE\r\n".to_vec();
+        command.extend_from_slice(format!("${}\r\n{channel}\r\n", channel.len()).as_bytes());
+        stream.write_all(&command).unwrap();
+        let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+        // One RESP array of bulk strings and integers; `None` when the connection ends.
+        fn array(reader: &mut impl BufRead) -> Option<Vec<Vec<u8>>> {
+            let mut line = String::new();
+            reader.read_line(&mut line).ok().filter(|&n| n > 0)?;
+            let count: usize = line.trim().strip_prefix('*')?.parse().ok()?;
+            let mut items = Vec::with_capacity(count);
+            for _ in 0..count {
+                line.clear();
+                reader.read_line(&mut line).ok().filter(|&n| n > 0)?;
+                let line = line.trim_end();
+                if let Some(length) = line.strip_prefix('$') {
+                    let mut item = vec![0u8; length.parse::<usize>().ok()? + 2];
+                    reader.read_exact(&mut item).ok()?;
+                    item.truncate(item.len() - 2);
+                    items.push(item);
+                } else {
+                    items.push(line.as_bytes().to_vec());
+                }
+            }
+            Some(items)
+        }
+        let subscribed = array(&mut reader).expect("SUBSCRIBE answered");
+        assert_eq!(subscribed[0], b"subscribe");
+        let payloads = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&payloads);
+        std::thread::spawn(move || {
+            while let Some(message) = array(&mut reader) {
+                if message.len() == 3 && message[0] == b"message" {
+                    into.lock().unwrap().push(message[2].clone());
+                }
+            }
+        });
+        Capture { payloads, stream }
+    }
+
+    /// The first payload published on the channel, once there is one.
+    fn first(&self) -> Vec<u8> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(first) = self.payloads.lock().unwrap().first() {
+                return first.clone();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "nothing published within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+// The waiting instance does not read the ticket again when a routed answer comes: it
+// trusts the message's tag under the relay key (only a key-holding instance, right
+// after its compare-and-swap marked the ticket used, sends one) and checks the ticket's
+// tag the message names against the one it wrote. What that leaves to a Redis reader
+// who records a genuine message and publishes it again:
+// covers: U2, U3, U5, S6
+#[test]
+fn a_genuine_routed_answer_replayed_by_a_redis_reader_is_never_taken_twice_nor_late() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    run(async {
+        let a = instance(&server, RedisConfig::DEFAULT_TTL).await;
+        let b = instance(&server, RedisConfig::DEFAULT_TTL).await;
+        let elicitor = a.elicitor();
+
+        // 1. Taken once: the person's submission on B completes on A; the recorded
+        // message published again, even after a writer made the ticket look unused
+        // and unbound, finds nothing waiting, and the elicitation completed once.
+        let capture = Capture::start(&server, a.relay.channel());
+        let (id, path, wait) = a.ask(&elicitor);
+        let token = path.trim_start_matches("/elicit/").to_owned();
+        let shown = http::open(b.page.local_addr(), &path, None).await;
+        let cookie = shown.cookie().unwrap();
+        let done = http::submit(b.page.local_addr(), &path, &cookie, &good_body()).await;
+        assert!(done.body.contains("Received"), "{}", done.body);
+        let answer = tokio::time::timeout(Duration::from_secs(10), wait.answer())
+            .await
+            .unwrap();
+        let Ok(Elicited::Accepted(submitted)) = answer else {
+            panic!("accepted on A: {answer:?}")
+        };
+        elicitor.complete(&id, submitted.user()).unwrap();
+        let genuine = capture.first();
+        drop(capture);
+        rewrite_ticket(&server, &token, |ticket| {
+            let ticket = ticket.as_object_mut().unwrap();
+            ticket.remove("d");
+            ticket.remove("b");
+        });
+        assert_eq!(publish_raw(&server, a.relay.channel(), &genuine), 1);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(a.page.waiting(), 0);
+        assert_eq!(
+            elicitor.complete(&id, submitted.user()).unwrap_err(),
+            CompletionError::AlreadyCompleted
+        );
+
+        // 2. Refused, then never taken late: a writer clears a page's consent mark, the
+        // person submits on B before consenting in the client, B marks the ticket used
+        // and sends, A (no consent recorded here) refuses. The client's consent then
+        // arrives and A records it; the recorded message published again is still
+        // refused: the first routed answer for a token spends it, taken or not. (A
+        // check of the ticket in the store would pass here: it is bound, used and
+        // tagged.)
+        let capture = Capture::start(&server, a.relay.channel());
+        let link = a
+            .page
+            .link::<DeployKey>("Paste the API key of your deploy account")
+            .unwrap();
+        let path = link.url().strip_prefix(a.page.origin()).unwrap().to_owned();
+        let token = path.trim_start_matches("/elicit/").to_owned();
+        let pending = elicitor
+            .url(Scope::session("s2"), "Connect", link.url())
+            .unwrap();
+        let id = pending.elicitation_id().to_owned();
+        let mut wait = link.open_pending_consent(&id, elicitor.user()).unwrap();
+        let shown = http::open(b.page.local_addr(), &path, None).await;
+        let cookie = shown.cookie().unwrap();
+        rewrite_ticket(&server, &token, |ticket| {
+            ticket.as_object_mut().unwrap().remove("p");
+        });
+        let refused = http::submit(b.page.local_addr(), &path, &cookie, &good_body()).await;
+        assert_eq!(refused.status, 503, "{}", refused.body);
+        assert!(refused.body.contains("Not delivered"), "{}", refused.body);
+        let genuine = capture.first();
+        drop(capture);
+        let consent = elicitor
+            .record_response(&id, &ElicitationResponse::accept_without_content())
+            .unwrap();
+        assert_eq!(consent, UrlOutcome::Consented);
+        wait.record_consent().unwrap();
+        let (_, _, stored) = stored_ticket(&server, &token);
+        assert_eq!(
+            (stored["d"].clone(), stored["b"].is_string()),
+            (json!(true), true)
+        );
+        assert_eq!(publish_raw(&server, a.relay.channel(), &genuine), 1);
+        let late = tokio::time::timeout(Duration::from_millis(500), wait.answer()).await;
+        assert!(late.is_err(), "a replayed answer was taken: {late:?}");
         a.page.shutdown();
         b.page.shutdown();
     });

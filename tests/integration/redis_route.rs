@@ -250,6 +250,10 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
                 format!("elicit:url:{id}")
             ]
         );
+        // The ticket's key names a 128-bit digest of the token, never the token.
+        let digest = PageTicket::store_key(&token);
+        assert_eq!(digest.len(), 32);
+        assert!(!digest.contains(&token) && !token.contains(&digest));
         let bytes: u64 = keys
             .iter()
             .map(|key| {
@@ -313,12 +317,13 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
         let ran = commands_between(&before, &server.command_counts());
         let total: u64 = ran.values().sum();
         // Sent by the instances: on B the ticket's GET, its compare-and-swap to used
-        // (EVALSHA) and the PUBLISH of the sealed answer; on A the GET of the ticket
-        // (taken only when it is bound and used, and its tag passes), the PUBLISH of
-        // the acknowledgement B waits for before it says "Received", and the
-        // registry's compare-and-swap to Completed (EVALSHA, against the entry A wrote
-        // itself, so without a GET). `INFO commandstats` also counts each script's
-        // own GET and SET inside Redis.
+        // (EVALSHA) and the PUBLISH of the sealed answer; on A the PUBLISH of the
+        // acknowledgement B waits for before it says "Received", and the registry's
+        // compare-and-swap to Completed (EVALSHA, against the entry A wrote itself, so
+        // without a GET). A does not read the ticket: the message's tag under the
+        // relay key says a key holder marked it used, and it names the ticket's tag,
+        // which A compares with the one it wrote. `INFO commandstats` also counts each
+        // script's own GET and SET inside Redis.
         let inner = ran.get("evalsha").copied().unwrap_or(0) * 2;
         eprintln!(
             "redis commands: a page submitted on B to the completion on A: {} sent by the \
@@ -326,8 +331,10 @@ fn a_page_submitted_on_b_reaches_the_wait_on_a_and_only_sealed_bytes_cross_redis
             total - inner
         );
         assert_eq!(ran.get("evalsha"), Some(&2), "{ran:?}");
-        assert_eq!(total - inner, 6, "{ran:?}");
+        assert_eq!(total - inner, 5, "{ran:?}");
         assert_eq!(ran.get("publish"), Some(&2), "{ran:?}");
+        // B's GET of the ticket, and the two scripts' own.
+        assert_eq!(ran.get("get"), Some(&3), "{ran:?}");
         // Replayed on either instance: used.
         for addr in [a.page.local_addr(), b.page.local_addr()] {
             assert_eq!(

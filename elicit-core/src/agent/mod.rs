@@ -72,10 +72,16 @@ mod store;
 #[cfg(feature = "url")]
 mod url_check;
 
+#[cfg(all(feature = "redis", feature = "axum"))]
+pub(crate) use self::redis::{read_record, record_bytes};
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisConfig, RedisStore};
 #[cfg(feature = "redis")]
 pub use self::relay::{Delivery, RedisRelay, RelayConfig, RouteError};
+// Not a public API: the relay without Redis, for the fuzz target `relay_message`.
+#[cfg(feature = "redis")]
+#[doc(hidden)]
+pub use self::relay::RelayEnd;
 #[cfg(all(feature = "redis", feature = "axum"))]
 pub(crate) use self::relay::{PageInbox, PageMessage, RoutedAction};
 #[cfg(feature = "redis")]

@@ -289,6 +289,19 @@ impl<V> RedisStore<V> {
         }
     }
 
+    /// The same store (same connection, same prefix) whose records live `ttl` after
+    /// their last write, for a kind of record with a lifetime of its own (the used rounds
+    /// of `Rounds::at_most_once_in_redis`, feature `rmcp_3`). Rounded up to whole
+    /// milliseconds, at least one, as [`RedisConfig::ttl`].
+    #[must_use]
+    pub fn with_ttl(&self, ttl: Duration) -> RedisStore<V> {
+        RedisStore {
+            connection: Arc::clone(&self.connection),
+            config: Arc::new(RedisConfig::clone(&self.config).ttl(ttl)),
+            values: PhantomData,
+        }
+    }
+
     /// The settings, prefix and TTL included.
     pub fn config(&self) -> &RedisConfig {
         &self.config
@@ -556,6 +569,19 @@ fn decode<V: DeserializeOwned>(stored: &[u8]) -> Result<V, Failed> {
     }
     serde_json::from_slice(&stored[TOKEN_LEN..])
         .map_err(|error| Failed::new(WHAT, 1, Cause::Malformed(Some(error))))
+}
+
+/// A record as [`RedisStore`] writes it (a fresh write token, then the JSON): for the
+/// page's fuzz hook (`axum::StoredTicket`), which has no Redis.
+#[cfg(feature = "axum")]
+pub(crate) fn record_bytes<V: Serialize>(value: &V) -> Option<Vec<u8>> {
+    encode(&write_token().ok()?, value).ok()
+}
+
+/// A record read from the bytes Redis holds, as [`RedisStore`]'s `get` reads it.
+#[cfg(feature = "axum")]
+pub(crate) fn read_record<V: DeserializeOwned>(stored: &[u8]) -> Option<V> {
+    decode(stored).ok()
 }
 
 /// Retries of the cluster client itself (redirections, a node that moved): the store's

@@ -162,8 +162,8 @@ pub enum Delivery {
     NoListener,
     /// The owner's channel had a listener, but no acknowledgement that the answer was
     /// taken came within [`RelayConfig::ack_timeout`], or the owner refused it (its
-    /// task no longer waits, or the ticket was not bound and used): the answer was not
-    /// taken.
+    /// task no longer waits or already had a routed answer, or the client's consent is
+    /// not recorded there): the answer was not taken.
     NotAcknowledged,
 }
 
@@ -207,6 +207,13 @@ pub(crate) struct PageMessage {
     pub(crate) action: RoutedAction,
     /// The validated content, on accept.
     pub(crate) content: Option<Value>,
+    /// The tag (hex) of the ticket the sender read, checked and marked used before it
+    /// sent this: the waiting instance compares it with the tag it wrote, instead of
+    /// reading the ticket again. Absent from what an earlier version sends, which the
+    /// waiting instance refuses (such a version cannot find this one's tickets: the
+    /// digest naming them changed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ticket: Option<String>,
 }
 
 /// Neither the page token (the link's secret) nor what the person typed (a secret, on
@@ -217,6 +224,7 @@ impl std::fmt::Debug for PageMessage {
             .field("token", &"<hidden>")
             .field("action", &self.action)
             .field("content", &self.content.as_ref().map(|_| "<hidden>"))
+            .field("ticket", &self.ticket)
             .finish()
     }
 }
@@ -253,7 +261,8 @@ struct Envelope {
 }
 
 /// A page of this instance that takes routed submissions: `true` when its task took
-/// the answer (the token waited here, the ticket was bound and used, the value
+/// the answer (the token waited here and had no routed answer before, the message
+/// names the ticket this page wrote, the client's consent was recorded here, the value
 /// parsed).
 pub(crate) type PageInbox = Arc<PageInboxFn>;
 
@@ -678,6 +687,7 @@ impl Inner {
                         token: page.token.clone(),
                         action: page.action,
                         content: page.content.clone(),
+                        ticket: page.ticket.clone(),
                     },
                 },
                 Message::Complete { id } => Message::Complete { id: id.clone() },
@@ -689,30 +699,7 @@ impl Inner {
         };
         let json = serde_json::to_vec(&envelope)
             .map_err(|error| failed("sealing a message", 0, Cause::Encode(error)))?;
-        let tag = self.keys.tag(Purpose::Message, &[to.as_bytes(), &json]);
-        let mut plain = Vec::with_capacity(TAG_LEN + json.len());
-        plain.extend_from_slice(&tag);
-        plain.extend_from_slice(&json);
-        let key = unhex32(to).ok_or_else(|| {
-            failed(
-                "sealing a message",
-                0,
-                Cause::Reply("the record names no valid public key".to_owned()),
-            )
-        })?;
-        let sealed = PublicKey::from(key)
-            .seal(&mut OsRandom, &plain)
-            .map_err(|_| {
-                failed(
-                    "sealing a message",
-                    0,
-                    Cause::Reply("sealing failed".into()),
-                )
-            })?;
-        plain.fill(0);
-        let mut payload = Vec::with_capacity(1 + sealed.len());
-        payload.push(FORMAT);
-        payload.extend_from_slice(&sealed);
+        let payload = seal(&self.keys, to, to, &json)?;
         let receivers = self.publish(format!("{}inst:{to}", self.prefix), payload)?;
         Ok(if receivers > 0 {
             Delivery::Delivered
@@ -765,21 +752,7 @@ impl Inner {
     /// The envelope in `payload`, if it is sealed for this instance and tagged with
     /// the relay key for it.
     fn open(&self, payload: &[u8]) -> Option<Envelope> {
-        let (&FORMAT, sealed) = payload.split_first()? else {
-            return None;
-        };
-        let plain = self.secret.unseal(sealed).ok()?;
-        if plain.len() < TAG_LEN {
-            return None;
-        }
-        let (tag, json) = plain.split_at(TAG_LEN);
-        if !self
-            .keys
-            .verify(Purpose::Message, &[self.instance.as_bytes(), json], tag)
-        {
-            return None;
-        }
-        serde_json::from_slice::<Envelope>(json).ok()
+        open(&self.secret, &self.instance, &self.keys, payload)
     }
 
     /// Hands a message from `from` to this instance's page or completion hook, or an
@@ -817,6 +790,129 @@ impl Inner {
                 false
             }
         }
+    }
+}
+
+/// The payload published on the channel of the instance `sealed_for` (its id, the hex of
+/// its public key): the format byte, then one sealed box for that key holding the tag
+/// of `json` for the instance `tagged_for` under the current key, then `json`. An
+/// instance always seals for the one it tags for; the two are apart only for the fuzz
+/// target's misaddressed messages ([`RelayEnd`]).
+fn seal(
+    keys: &Keys,
+    tagged_for: &str,
+    sealed_for: &str,
+    json: &[u8],
+) -> Result<Vec<u8>, StoreError> {
+    let tag = keys.tag(Purpose::Message, &[tagged_for.as_bytes(), json]);
+    let mut plain = Vec::with_capacity(TAG_LEN + json.len());
+    plain.extend_from_slice(&tag);
+    plain.extend_from_slice(json);
+    let key = unhex32(sealed_for).ok_or_else(|| {
+        failed(
+            "sealing a message",
+            0,
+            Cause::Reply("the record names no valid public key".to_owned()),
+        )
+    })?;
+    let sealed = PublicKey::from(key)
+        .seal(&mut OsRandom, &plain)
+        .map_err(|_| {
+            failed(
+                "sealing a message",
+                0,
+                Cause::Reply("sealing failed".into()),
+            )
+        })?;
+    plain.fill(0);
+    let mut payload = Vec::with_capacity(1 + sealed.len());
+    payload.push(FORMAT);
+    payload.extend_from_slice(&sealed);
+    Ok(payload)
+}
+
+/// The envelope in `payload`, if it is sealed for the instance `instance` (whose secret
+/// key is `secret`) and tagged for it under one of `keys`: what an instance runs on
+/// every payload of its channel before anything is acted on.
+fn open(secret: &SecretKey, instance: &str, keys: &Keys, payload: &[u8]) -> Option<Envelope> {
+    let (&FORMAT, sealed) = payload.split_first()? else {
+        return None;
+    };
+    let plain = secret.unseal(sealed).ok()?;
+    if plain.len() < TAG_LEN {
+        return None;
+    }
+    let (tag, json) = plain.split_at(TAG_LEN);
+    if !keys.verify(Purpose::Message, &[instance.as_bytes(), json], tag) {
+        return None;
+    }
+    serde_json::from_slice::<Envelope>(json).ok()
+}
+
+/// Not a public API (hidden; it changes without notice): an instance's two ends of the
+/// relay without Redis, for the fuzz target `relay_message` in `fuzz/`. It seals with
+/// the function an instance publishes with and opens with the one an instance runs on
+/// every payload arriving on its channel, so the target feeds hostile bytes to the
+/// very check that stands between Redis and what an instance acts on.
+#[doc(hidden)]
+pub struct RelayEnd {
+    secret: SecretKey,
+    instance: String,
+    keys: Keys,
+}
+
+impl RelayEnd {
+    /// The instance whose X25519 secret key is `secret`, tagging with `key` and also
+    /// accepting `older` keys (a rotation).
+    pub fn new(secret: [u8; 32], key: RelayKey, older: Vec<RelayKey>) -> Self {
+        let secret = SecretKey::from(secret);
+        RelayEnd {
+            instance: hex(secret.public_key().as_bytes()),
+            secret,
+            keys: Keys {
+                current: key,
+                older,
+            },
+        }
+    }
+
+    /// Its id: the hex of its public key, as [`RedisRelay::instance_id`].
+    pub fn instance_id(&self) -> &str {
+        &self.instance
+    }
+
+    /// What this instance publishes to the instance `to` for the envelope `json` (the
+    /// bytes the relay tags: `{"f": sender id, "m": message}`): `None` when `to` is no
+    /// public key.
+    pub fn seal_for(&self, to: &str, json: &[u8]) -> Option<Vec<u8>> {
+        seal(&self.keys, to, to, json).ok()
+    }
+
+    /// A payload no instance sends: tagged for `tagged_for` but sealed for `sealed_for`
+    /// (a message moved from one instance's channel to another's).
+    pub fn seal_misaddressed(
+        &self,
+        tagged_for: &str,
+        sealed_for: &str,
+        json: &[u8],
+    ) -> Option<Vec<u8>> {
+        seal(&self.keys, tagged_for, sealed_for, json).ok()
+    }
+
+    /// What this instance takes from `payload`: the sender's id and the message (as
+    /// JSON), or `None` when it is dropped unread.
+    pub fn open(&self, payload: &[u8]) -> Option<(String, Value)> {
+        let envelope = open(&self.secret, &self.instance, &self.keys, payload)?;
+        let message = serde_json::to_value(&envelope.message).ok()?;
+        Some((envelope.from, message))
+    }
+}
+
+impl fmt::Debug for RelayEnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RelayEnd")
+            .field("instance", &self.instance)
+            .finish_non_exhaustive()
     }
 }
 
@@ -1160,6 +1256,7 @@ mod tests {
             token: "tok-3f9a1c".to_owned(),
             action: RoutedAction::Accept,
             content: Some(serde_json::json!({ "api_key": "sk-live-secret" })),
+            ticket: None,
         };
         let printed = format!("{message:?}");
         assert!(

@@ -10,8 +10,8 @@ use futures::future::{self, Either};
 use serde_json::Value;
 
 use super::cancel::Watch;
-use crate::agent::{schema_answer, AskError, Elicitor};
-use crate::protocol::{CreateElicitation, ElicitationResponse, JsonRpcError, Scope};
+use crate::agent::{schema_answer, unknown_action, AskError, Elicitor};
+use crate::protocol::{Action, CreateElicitation, ElicitationResponse, JsonRpcError, Scope};
 use crate::schema::RequestedSchema;
 use crate::typed::{Elicit, Elicited};
 
@@ -117,10 +117,37 @@ pub async fn ask_schema(
     message: impl Into<String>,
     schema: &RequestedSchema,
 ) -> Result<Elicited<Value>, AskError> {
+    match ask_schema_or_raw(&connection.clone().into(), elicitor, scope, message, schema).await? {
+        Answer::Known(answer) => Ok(answer),
+        Answer::Unknown(response) => Err(unknown_action(response.action().as_str())),
+    }
+}
+
+/// What an ask that may be forwarded got back.
+pub(crate) enum Answer<T> {
+    /// An answer elicit understands: accepted (and validated), declined or cancelled.
+    Known(Elicited<T>),
+    /// A custom or future action ([E6](crate::rules#e6)), exactly as received: not an
+    /// answer elicit can read, but one a forwarding agent passes on unchanged.
+    Unknown(Box<ElicitationResponse>),
+}
+
+/// [`ask_schema`], with an answer in an unknown action returned as received instead
+/// of as an error: what a forwarding agent needs ([E6](crate::rules#e6)).
+pub(crate) async fn ask_schema_or_raw(
+    connection: &ConnectionTo<Client>,
+    elicitor: &Elicitor,
+    scope: Scope,
+    message: impl Into<String>,
+    schema: &RequestedSchema,
+) -> Result<Answer<Value>, AskError> {
     let request = elicitor.form_schema(scope, message, schema)?;
-    let response = match exchange(&connection.clone().into(), elicitor, &request).await? {
+    let response = match exchange(connection, elicitor, &request).await? {
         Some(response) => response,
-        None => return Ok(Elicited::Cancelled),
+        None => return Ok(Answer::Known(Elicited::Cancelled)),
     };
-    schema_answer(schema, &response)
+    if let Action::Other(_) = response.action() {
+        return Ok(Answer::Unknown(Box::new(response)));
+    }
+    schema_answer(schema, &response).map(Answer::Known)
 }

@@ -160,10 +160,13 @@ mod secret;
 mod url;
 
 pub use ask::{ask, ask_schema};
+pub(crate) use ask::{ask_schema_or_raw, Answer};
 pub use cancel::{cancel_session, waiting_asks};
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub use secret::ask_secret;
+#[cfg(feature = "url")]
+pub(crate) use url::ask_url_or_raw;
 #[cfg(feature = "url")]
 pub use url::{ask_url, CompleteError, UrlConsent};
 

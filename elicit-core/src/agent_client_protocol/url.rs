@@ -3,10 +3,11 @@
 //! [U5](crate::rules#u5)).
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ::agent_client_protocol::{Client, ConnectionTo, UntypedMessage};
 
-use super::ask::exchange;
+use super::ask::{exchange, Answer};
 use crate::agent::{unknown_action, AskError, CompletionError, Elicitor, UrlOutcome, UserId};
 use crate::protocol::{CompleteElicitation, Scope};
 use crate::typed::Elicited;
@@ -47,36 +48,54 @@ pub async fn ask_url(
     message: impl Into<String>,
     url: &str,
 ) -> Result<Elicited<UrlConsent>, AskError> {
+    match ask_url_or_raw(&connection.clone().into(), elicitor, scope, message, url).await? {
+        Answer::Known(answer) => Ok(answer),
+        Answer::Unknown(response) => Err(unknown_action(response.action().as_str())),
+    }
+}
+
+/// [`ask_url`], with an answer in an unknown action returned as received instead of as
+/// an error (the elicitation is then forgotten: it was not consented to): what a
+/// forwarding agent needs ([E6](crate::rules#e6)).
+pub(crate) async fn ask_url_or_raw(
+    connection: &ConnectionTo<Client>,
+    elicitor: &Elicitor,
+    scope: Scope,
+    message: impl Into<String>,
+    url: &str,
+) -> Result<Answer<UrlConsent>, AskError> {
     let pending = elicitor.url(scope, message, url)?;
     let elicitation_id = pending.elicitation_id();
     let guard = ForgetOnDrop {
         elicitor,
         elicitation_id,
     };
-    let connection: ConnectionTo<Client> = connection.clone().into();
-    let response = match exchange(&connection, elicitor, pending.request()).await? {
+    let response = match exchange(connection, elicitor, pending.request()).await? {
         Some(response) => response,
         // The guard forgets the id: nothing outstanding.
-        None => return Ok(Elicited::Cancelled),
+        None => return Ok(Answer::Known(Elicited::Cancelled)),
     };
-    match elicitor.record_response(elicitation_id, &response) {
+    let answer = match elicitor.record_response(elicitation_id, &response) {
         Ok(UrlOutcome::Consented) => {
             // Outstanding until completed: the consent owns it from here.
             std::mem::forget(guard);
-            Ok(Elicited::Accepted(UrlConsent {
-                connection,
+            Elicited::Accepted(UrlConsent {
+                connection: connection.clone(),
                 elicitor: elicitor.clone(),
                 elicitation_id: elicitation_id.to_owned(),
-            }))
+                completed: AtomicBool::new(false),
+            })
         }
-        Ok(UrlOutcome::Declined) => Ok(Elicited::Declined),
-        Ok(UrlOutcome::Cancelled) => Ok(Elicited::Cancelled),
-        Err(CompletionError::UnknownAction(_)) => Err(unknown_action(response.action().as_str())),
+        Ok(UrlOutcome::Declined) => Elicited::Declined,
+        Ok(UrlOutcome::Cancelled) => Elicited::Cancelled,
+        // The guard forgets the id.
+        Err(CompletionError::UnknownAction(_)) => return Ok(Answer::Unknown(Box::new(response))),
         // The agent forgot the elicitation while the client was answering
         // (`Elicitor::disconnect`, `forget`), or the registry's store failed: the
         // answer has nowhere to go.
-        Err(error) => Err(AskError::transport(error)),
-    }
+        Err(error) => return Err(AskError::transport(error)),
+    };
+    Ok(Answer::Known(answer))
 }
 
 /// The user's consent to open a URL ([U2](crate::rules#u2)), bound to the connection
@@ -93,6 +112,9 @@ pub struct UrlConsent {
     connection: ConnectionTo<Client>,
     elicitor: Elicitor,
     elicitation_id: String,
+    /// This consent's [`complete`](Self::complete) recorded the completion in the
+    /// registry: nothing is outstanding, and dropping it has nothing to forget.
+    completed: AtomicBool,
 }
 
 impl fmt::Debug for UrlConsent {
@@ -115,6 +137,7 @@ impl UrlConsent {
             connection,
             elicitor,
             elicitation_id,
+            completed: AtomicBool::new(false),
         }
     }
 
@@ -140,6 +163,8 @@ impl UrlConsent {
             .elicitor
             .complete(&self.elicitation_id, user)
             .map_err(CompleteError::Refused)?;
+        // Recorded as completed (whether the notification goes out or not): final.
+        self.completed.store(true, Ordering::Relaxed);
         let notification = UntypedMessage::new(CompleteElicitation::METHOD, &done)
             .map_err(CompleteError::Transport)?;
         self.connection
@@ -150,7 +175,14 @@ impl UrlConsent {
 
 impl Drop for UrlConsent {
     fn drop(&mut self) {
-        // A no-op once completed: only an outstanding elicitation is forgotten.
+        // Completed by this consent: `Completed` is final, so forgetting would only
+        // read the entry again to find it no longer outstanding (one store command
+        // per completion saved).
+        if *self.completed.get_mut() {
+            return;
+        }
+        // A no-op once completed elsewhere: only an outstanding elicitation is
+        // forgotten.
         self.elicitor.forget(&self.elicitation_id);
     }
 }

@@ -370,6 +370,10 @@ fn submit_routed(
         return Err(gone());
     };
     let (route, form) = (route.clone(), form.clone());
+    // The ticket's tag, which `live_ticket` checked: the waiting instance compares it
+    // with the one it wrote. It covers what never changes, so every read of this
+    // ticket has it.
+    let tag = ticket.tag().map(str::to_owned);
     let schema =
         crate::schema::RequestedSchema::from_json(&form.schema).map_err(|_| unavailable())?;
     let submission = Submission::parse(&schema, body);
@@ -402,10 +406,13 @@ fn submit_routed(
             &submission,
         )));
     }
+    // Sent only from here, after this request's compare-and-swap marked the ticket
+    // used: the waiting instance trusts a message tagged under the relay key to say so.
     let message = PageMessage {
         token: token.to_owned(),
         action,
         content,
+        ticket: tag,
     };
     Ok(Submit::Routed(Routed {
         relay: relay.clone(),
@@ -672,7 +679,7 @@ fn can_show(shared: &Shared, token: &str, ticket: &PageTicket) -> bool {
     false
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

@@ -211,6 +211,10 @@ use crate::typed::{Elicit, Elicited};
 
 pub use public::MountError;
 pub use ticket::PageTicket;
+// Not a public API: a ticket as Redis holds it, for the fuzz target `store_ticket`.
+#[cfg(feature = "redis")]
+#[doc(hidden)]
+pub use ticket::StoredTicket;
 
 use public::Public;
 
@@ -364,6 +368,15 @@ struct Waiting {
     /// routed from another instance is taken only then, whatever the store says.
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     consented: bool,
+    /// The tag (hex) of the routed ticket this page wrote: an answer routed from
+    /// another instance must name it.
+    #[cfg(feature = "redis")]
+    tag: Option<String>,
+    /// A routed answer for this token came (sent only after its ticket was marked
+    /// used, so no other genuine one can follow) and was not taken: none is taken
+    /// from then on, a replay of it included.
+    #[cfg(feature = "redis")]
+    spent: bool,
 }
 
 /// What the page hands the waiting task.
@@ -809,6 +822,8 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
                 .tagged(relay.keys(), &key),
             None => ticket,
         };
+        #[cfg(feature = "redis")]
+        let tag = ticket.tag().map(str::to_owned);
         let (tx, rx) = oneshot::channel();
         shared.lock_waiting().insert(
             self.token.clone(),
@@ -821,6 +836,10 @@ impl<T: Elicit + Send + 'static> PageLink<T> {
                 answer: Some(tx),
                 user: user.cloned(),
                 consented: !awaits_consent,
+                #[cfg(feature = "redis")]
+                tag,
+                #[cfg(feature = "redis")]
+                spent: false,
             },
         );
         // The token is fresh; a store that already has it is broken or shared with a
@@ -1023,11 +1042,16 @@ impl<T> Drop for PageWait<T> {
 }
 
 /// What the relay calls with a submission made on another instance: hands it to the
-/// task waiting here, parsed by the form's own type, and says whether it did. Taken
-/// only when the page waits here with the client's consent recorded here, and the
-/// store holds the token's ticket, tagged under the relay key, bound to a browser and
-/// marked used (so by the one submission that moved it there); never for a token
-/// nobody submitted on a page.
+/// task waiting here, parsed by the form's own type, and says whether it did.
+///
+/// The message was opened with this instance's key and its tag under the relay key
+/// passed (the relay drops anything else): only a key-holding instance sent it, and
+/// one sends a submission only after its compare-and-swap marked the ticket bound to a
+/// browser and used. So the ticket is not read again here. What is checked instead:
+/// the page waits here and has had no routed answer yet (the first one, taken or not,
+/// spends the token: a replay is refused), the message names the ticket this page
+/// wrote (its tag, over the token's digest, the elicitation, the user, the expiry, the
+/// route and the form), and the client's consent was recorded here.
 #[cfg(feature = "redis")]
 fn inbox(shared: std::sync::Weak<Shared>) -> crate::agent::PageInbox {
     use crate::agent::RoutedAction;
@@ -1035,25 +1059,24 @@ fn inbox(shared: std::sync::Weak<Shared>) -> crate::agent::PageInbox {
         let Some(shared) = shared.upgrade() else {
             return false;
         };
-        if !shared.lock_waiting().contains_key(&message.token) {
+        // A message without the ticket's tag comes from an earlier version, which
+        // cannot have found this page's ticket (its key's digest changed): refused.
+        let Some(named) = message.ticket.as_deref() else {
             return false;
-        }
-        let key = PageTicket::store_key(&message.token);
-        let submitted = match (shared.store.get(&key), &shared.relay) {
-            (Ok(Some(ticket)), Some(relay)) => {
-                ticket.is_used()
-                    && ticket.is_bound_to_a_browser()
-                    && ticket.is_authentic(relay.keys(), &key)
-            }
-            _ => false,
         };
-        if !submitted {
-            return false;
-        }
         let mut waiting = shared.lock_waiting();
         let Some(form) = waiting.get_mut(&message.token) else {
             return false;
         };
+        if form.spent {
+            return false;
+        }
+        // Taken or not, the only routed answer this token gets.
+        form.spent = true;
+        let wrote = form.tag.as_deref().unwrap_or("");
+        if wrote.is_empty() || !handlers::constant_time_eq(wrote.as_bytes(), named.as_bytes()) {
+            return false;
+        }
         if !form.consented {
             return false;
         }

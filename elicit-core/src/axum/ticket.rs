@@ -92,18 +92,24 @@ impl PageTicket {
     }
 
     /// The key a store keeps the ticket of `token` under: a digest of the token
-    /// (BLAKE2b-256 personalised `elicit.store.v1`, in hex), so that whoever reads the
-    /// store's key names (a Redis `SCAN`) learns no live link, while every instance
-    /// holding the link's token finds its ticket.
+    /// (BLAKE2b-128 personalised `elicit.store.v2`, 32 hex digits), so that whoever
+    /// reads the store's key names (a Redis `SCAN`) learns no live link, while every
+    /// instance holding the link's token finds its ticket. 128 bits, as an
+    /// `elicitationId` ([U4](crate::rules#u4)): finding a token from its key means
+    /// inverting the digest over 256-bit random tokens, and two live tokens share a
+    /// key with odds about n² / 2¹²⁹ (a fresh token whose key is taken is refused,
+    /// [`PageError::TokenInUse`](super::PageError::TokenInUse)). Shorter than the
+    /// 64 digits of `elicit.store.v1`, whose keys the instances of an earlier version
+    /// wrote: a link they issued is not found by this version.
     pub fn store_key(token: &str) -> String {
-        use blake2::digest::consts::U32;
+        use blake2::digest::consts::U16;
         use blake2::digest::Mac;
         let mut digest =
-            blake2::Blake2bMac::<U32>::new_with_salt_and_personal(b"", b"", b"elicit.store.v1")
+            blake2::Blake2bMac::<U16>::new_with_salt_and_personal(b"", b"", b"elicit.store.v2")
                 .expect("invariant: an empty key and a 15-byte label fit BLAKE2b");
         digest.update(token.as_bytes());
         let bytes = digest.finalize().into_bytes();
-        let mut out = String::with_capacity(64);
+        let mut out = String::with_capacity(32);
         for byte in bytes {
             out.push_str(&format!("{byte:02x}"));
         }
@@ -151,6 +157,13 @@ impl PageTicket {
         };
         let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
         keys.verify(crate::agent::TagPurpose::Ticket, &parts, &tag)
+    }
+
+    /// The tag (hex) of a routed ticket, as written with it: what a submission routed
+    /// to the waiting instance names, so that it compares it with the tag it wrote.
+    #[cfg(feature = "redis")]
+    pub(super) fn tag(&self) -> Option<&str> {
+        self.tag.as_deref()
     }
 
     /// The same ticket, served by every instance and answered through the relay to
@@ -268,6 +281,75 @@ impl fmt::Debug for PageTicket {
     }
 }
 
+/// Not a public API (hidden; it changes without notice): a routed page ticket as Redis
+/// holds it, for the fuzz target `store_ticket` in `fuzz/`. It writes a genuine ticket
+/// as an instance does (routed, tagged under the relay key, stored as `RedisStore`
+/// stores it) and reads stored bytes as an instance with a relay does before it acts
+/// on them: `RedisStore`'s decoding, then the tag check of the page's `live_ticket`.
+#[cfg(feature = "redis")]
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct StoredTicket {
+    keys: crate::agent::RelayKeys,
+}
+
+#[cfg(feature = "redis")]
+impl StoredTicket {
+    /// Tickets tagged with `key`, and also accepted under `older` keys (a rotation).
+    pub fn new(key: crate::agent::RelayKey, older: Vec<crate::agent::RelayKey>) -> Self {
+        StoredTicket {
+            keys: crate::agent::RelayKeys {
+                current: key,
+                older,
+            },
+        }
+    }
+
+    /// The bytes Redis holds for the page of `token` that `instance` waits for, opened
+    /// for the URL elicitation `elicitation_id` of `user` with the form `schema` (wire
+    /// JSON) and `message`, until `expires_at`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn genuine(
+        &self,
+        token: &str,
+        elicitation_id: &str,
+        user: Option<&UserId>,
+        expires_at: SystemTime,
+        instance: &str,
+        schema: serde_json::Value,
+        message: &str,
+    ) -> Option<Vec<u8>> {
+        let ticket = PageTicket::new(elicitation_id, user, expires_at)
+            .routed(
+                Route {
+                    instance: instance.to_owned(),
+                },
+                RoutedForm {
+                    schema,
+                    message: message.to_owned(),
+                },
+            )
+            .tagged(&self.keys, &PageTicket::store_key(token));
+        crate::agent::record_bytes(&ticket)
+    }
+
+    /// What an instance takes from `stored`, read under the store key of `token`: the
+    /// ticket with its form's schema and message, or `None` when the page refuses it
+    /// (unreadable, or its tag fails).
+    pub fn read(
+        &self,
+        stored: &[u8],
+        token: &str,
+    ) -> Option<(PageTicket, serde_json::Value, String)> {
+        let ticket: PageTicket = crate::agent::read_record(stored)?;
+        if !ticket.is_authentic(&self.keys, &PageTicket::store_key(token)) {
+            return None;
+        }
+        let form = ticket.form()?.clone();
+        Some((ticket, form.schema, form.message))
+    }
+}
+
 fn millis(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -305,7 +387,7 @@ mod tests {
     fn a_ticket_is_stored_under_a_digest_of_its_token_never_the_token() {
         let token = "0123456789abcdef0123456789abcdef";
         let key = PageTicket::store_key(token);
-        assert_eq!(key.len(), 64, "{key}");
+        assert_eq!(key.len(), 32, "{key}");
         assert!(
             key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
             "{key}"
@@ -521,5 +603,63 @@ mod tests {
             assert_eq!(unhex("0g"), None);
             assert_eq!(unhex(""), Some(vec![]));
         }
+    }
+}
+
+#[cfg(all(test, feature = "redis"))]
+mod read_back {
+    use super::*;
+    use crate::agent::{RelayKey, RelayKeys};
+
+    /// A routed ticket as one instance writes it to Redis and another reads it back.
+    fn stored_and_read(schema: serde_json::Value, keys: &RelayKeys, key: &str) -> PageTicket {
+        let ticket = PageTicket::new("e1", None, UNIX_EPOCH + Duration::from_secs(4_000_000_000))
+            .routed(
+                Route {
+                    instance: "a1".repeat(32),
+                },
+                RoutedForm {
+                    schema,
+                    message: "Enter it.".to_owned(),
+                },
+            )
+            .tagged(keys, key);
+        let stored = crate::agent::record_bytes(&ticket).expect("written");
+        crate::agent::read_record(&stored).expect("read back")
+    }
+
+    // covers: S6
+    /// The tag covers the form's schema as JSON written again from the value read: a
+    /// number whose text does not survive a parse and a write (serde_json's default,
+    /// fast float parsing is not exact) made every instance refuse a genuine page as
+    /// tampered with (found by the fuzz target `store_ticket`).
+    #[test]
+    fn a_routed_ticket_reads_back_authentic_whatever_numbers_its_form_holds() {
+        let keys = RelayKeys {
+            current: RelayKey::from_bytes([5; 32]),
+            older: Vec::new(),
+        };
+        let key = PageTicket::store_key("token");
+        for number in [
+            7.777_777_777_777_728e38,
+            0.1,
+            1e-7,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            123_456_789.123_456_79,
+            2.225_073_858_507_201e-308,
+        ] {
+            let schema = serde_json::json!({ "type": "object", "properties": {
+                "n": { "type": "number", "maximum": number } } });
+            let read = stored_and_read(schema, &keys, &key);
+            assert!(read.is_authentic(&keys, &key), "{number:e}");
+        }
+        // What the tag is for: another schema is refused.
+        let mut read = stored_and_read(serde_json::json!({ "type": "object" }), &keys, &key);
+        if let Some(form) = read.form.as_mut() {
+            form.schema = serde_json::json!({ "type": "object", "title": "Pay here" });
+        }
+        assert!(!read.is_authentic(&keys, &key));
     }
 }

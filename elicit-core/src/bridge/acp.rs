@@ -5,6 +5,16 @@
 //! [`Elicitor`], the inner sessions bound to outer ones); [`ForwardHandler`] is the
 //! client handler on the connection to the inner agent, which claims that agent's
 //! `elicitation/create` and `elicitation/complete`.
+//!
+//! Custom and future modes and actions ([E6](crate::rules#e6)): the forwarding offers
+//! the inner agent form and URL mode only (as far as the person's client declared them),
+//! because those are the modes it can check on the way; ACP's capability object has no
+//! member in which a client could declare another one. A request in any other mode is
+//! refused with `-32602` ([C7](crate::rules#c7)), never shown as a form or a link. An
+//! answer from the person's client in an action elicit does not know (`_defer`, a
+//! future action) is passed to the inner agent exactly as received, member for member:
+//! the forwarding cannot read it and must not rewrite it. Such an answer to a URL
+//! request is not consent, so no completion is carried for it.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -19,7 +29,9 @@ use futures::future::{self, Either};
 use serde_json::{json, Value};
 
 use crate::agent::{AskError, Elicitor};
-use crate::agent_client_protocol::{ask_schema, ask_url, cancel_session, UrlConsent};
+use crate::agent_client_protocol::{
+    ask_schema_or_raw, ask_url_or_raw, cancel_session, Answer, UrlConsent,
+};
 use crate::protocol::{
     CompleteElicitation, CreateElicitation, ElicitationCapabilities, ElicitationResponse,
     JsonRpcError, Mode, ModeParams, Scope,
@@ -215,7 +227,7 @@ impl AcpForward {
         let stop = pin!(cancellation.cancelled());
         match request.params() {
             ModeParams::Form { requested_schema } => {
-                let ask = pin!(ask_schema(
+                let ask = pin!(ask_schema_or_raw(
                     &self.shared.outer,
                     &self.shared.elicitor,
                     scope,
@@ -223,15 +235,16 @@ impl AcpForward {
                     requested_schema,
                 ));
                 match future::select(ask, stop).await {
-                    Either::Left((Ok(Elicited::Accepted(content)), _)) => {
+                    Either::Left((Ok(Answer::Known(Elicited::Accepted(content))), _)) => {
                         Ok(json!({ "action": "accept", "content": content }))
                     }
-                    Either::Left((Ok(Elicited::Declined), _)) => {
+                    Either::Left((Ok(Answer::Known(Elicited::Declined)), _)) => {
                         Ok(ElicitationResponse::decline().to_json())
                     }
-                    Either::Left((Ok(Elicited::Cancelled), _)) => {
+                    Either::Left((Ok(Answer::Known(Elicited::Cancelled)), _)) => {
                         Ok(ElicitationResponse::cancel().to_json())
                     }
+                    Either::Left((Ok(Answer::Unknown(response)), _)) => Ok(response.to_json()),
                     Either::Left((Err(error), _)) => Err(ask_error(error)),
                     Either::Right(((), _)) => Err(withdrawn()),
                 }
@@ -240,7 +253,7 @@ impl AcpForward {
                 elicitation_id,
                 url,
             } => {
-                let ask = pin!(ask_url(
+                let ask = pin!(ask_url_or_raw(
                     &self.shared.outer,
                     &self.shared.elicitor,
                     scope,
@@ -248,30 +261,37 @@ impl AcpForward {
                     url,
                 ));
                 match future::select(ask, stop).await {
-                    Either::Left((Ok(Elicited::Accepted(consent)), _)) => {
+                    Either::Left((Ok(Answer::Known(Elicited::Accepted(consent))), _)) => {
                         // A repeated inner id replaces the older binding, whose outer
                         // elicitation is forgotten when it is dropped.
                         lock(&self.shared.bindings)
                             .insert(elicitation_id.to_owned(), RequestBinding { consent });
                         Ok(json!({ "action": "accept" }))
                     }
-                    Either::Left((Ok(Elicited::Declined), _)) => {
+                    Either::Left((Ok(Answer::Known(Elicited::Declined)), _)) => {
                         Ok(ElicitationResponse::decline().to_json())
                     }
-                    Either::Left((Ok(Elicited::Cancelled), _)) => {
+                    Either::Left((Ok(Answer::Known(Elicited::Cancelled)), _)) => {
                         Ok(ElicitationResponse::cancel().to_json())
                     }
+                    // Not consent: nothing is bound, a later completion of it is not
+                    // carried.
+                    Either::Left((Ok(Answer::Unknown(response)), _)) => Ok(response.to_json()),
                     Either::Left((Err(error), _)) => Err(ask_error(error)),
                     Either::Right(((), _)) => Err(withdrawn()),
                 }
             }
+            // C7: this forwarding offered form and url only (ACP's capability has no
+            // member in which a client could declare another mode), so the inner agent
+            // asked for a mode it was never offered.
             ModeParams::Other { mode, .. } => Err(JsonRpcError::new(
                 -32602,
                 format!(
-                    "elicitation mode {mode:?} is not forwarded: it was not offered, and only \
-                     form and url can be checked on the way"
+                    "elicitation mode {mode:?} was not offered to this agent and is not \
+                     forwarded: only form and url are offered, as far as the person's client \
+                     declared them (see C7, an agent asks only in a mode the client declared)"
                 ),
-                None,
+                Some(json!({ "mode": mode })),
             )),
         }
     }

@@ -109,13 +109,14 @@
 //! | `mode: "url"`, `elicitationId`, `url` | `mode: "url"`, a fresh `elicitationId` minted by the [`Elicitor`] and bound to the outer connection, `url` as the URL policy serialised it | [S1](crate::rules#s1) the outer [`Elicitor`]'s URL policy |
 //! | `elicitation/complete {elicitationId}` | `elicitation/complete` with the outer id, once | [U5](crate::rules#u5), [U6](crate::rules#u6): only for an id the person consented to through this forwarding; others dropped |
 //! | `$/cancel_request` for a pending `elicitation/create` | `$/cancel_request` for the outer request (the SDK sends it when the ask is dropped); the inner request answered `-32800` | — |
-//! | a custom mode | nothing: `-32602` | never offered |
+//! | a custom or future mode ([E6](crate::rules#e6)) | nothing: `-32602`, the mode in `data` | [C7](crate::rules#c7): never offered (ACP's capability cannot declare one) |
 //!
 //! | outer client → forwarding | forwarding → inner agent | Checked on the way |
 //! |---|---|---|
 //! | `{action: "accept", content}` to a form | `{action: "accept", content}` | [F3](crate::rules#f3): validated against the schema the inner agent asked; an answer that fails is never forwarded (`-32603` with the problems) |
 //! | `{action: "accept"}` to a URL request | `{action: "accept"}`; the consent kept for the completion | [U3](crate::rules#u3): content ignored |
-//! | `decline`, `cancel` | the same | [R5](crate::rules#r5): an unknown action is an error, never consent |
+//! | `decline`, `cancel` | the same | — |
+//! | a custom or future action (`_defer`, …) | the answer exactly as received, member for member; to a URL request it is not consent (no completion carried) | [E6](crate::rules#e6): the forwarding cannot read it and must not rewrite it; [R5](crate::rules#r5): never taken as consent |
 //! | a JSON-RPC error | the same code and message | — |
 //! | `session/cancel` | the forwarded asks of that session withdrawn (`$/cancel_request` to the outer client) and answered `cancel`; the caller sends `session/cancel` on | — |
 //!

@@ -108,7 +108,8 @@
 //! that must complete at most once (a payment, a one-time redemption) uses
 //! [`Rounds::at_most_once`] (feature `url`), which records [`Answers::round_id`] in a
 //! store the instances share until the round expires, and refuses a replay as
-//! [`RoundError::Used`].
+//! [`RoundError::Used`]; across instances, `Rounds::at_most_once_in_redis` (feature
+//! `redis`) keeps that store in Redis.
 //!
 //! Keys rotate without breaking rounds in flight: seal with the new key and keep the
 //! old one opening ([`Rounds::also_opening`]) until its states have expired.
@@ -128,6 +129,8 @@ use super::{capabilities_of, mcp_scope};
 
 #[cfg(feature = "url")]
 pub use super::state::UsedRounds;
+#[cfg(feature = "redis")]
+pub use super::state::USED_ROUND_MARGIN;
 pub use super::state::{
     Answers, Round, RoundError, RoundKey, RoundRequest, Rounds, Unbound, UsedRound, DEFAULT_TTL,
     MAX_REQUEST_STATE_LEN,

@@ -14,9 +14,10 @@
 //!   user when the request names one.
 //! - **At most once, on request.** [`Rounds::at_most_once`] records each opened round's
 //!   random id in a [`Store`](crate::agent::Store) the instances share (a
-//!   [`MemoryStore`](crate::agent::MemoryStore) in one process, `RedisStore` across
-//!   instances) until the round expires: a replayed `requestState` is
-//!   [`RoundError::Used`] on every instance, whatever answers it carries.
+//!   [`MemoryStore`](crate::agent::MemoryStore) in one process, Redis across instances
+//!   with `Rounds::at_most_once_in_redis`) until the round expires: a replayed
+//!   `requestState` is [`RoundError::Used`] on every instance, whatever answers it
+//!   carries.
 //!
 //! # What travels in the clear
 //!
@@ -68,6 +69,12 @@ const TAG_LEN: usize = 16;
 pub const MAX_REQUEST_STATE_LEN: usize = 64 * 1024;
 /// How long a round stays open unless [`Rounds::with_ttl`] says otherwise.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
+/// How much longer than a round a used-round record lives in Redis
+/// ([`Rounds::at_most_once_in_redis`]): the instance that sealed a round and the one
+/// that checks a replay read different clocks, and the record must outlive the round
+/// on both.
+#[cfg(feature = "redis")]
+pub const USED_ROUND_MARGIN: Duration = Duration::from_secs(60);
 
 /// The key that seals and opens round states: 256 bits every instance of the
 /// deployment holds (from its secret store), so that any of them continues a round
@@ -234,14 +241,20 @@ impl UsedRound {
 /// A [`MemoryStore`](crate::agent::MemoryStore) never expires anything, so each record
 /// is removed by the instance that wrote it on a later call, once the round has
 /// expired: the store holds at most the rounds opened within one TTL. `RedisStore`
-/// expires keys itself: give it a TTL (`RedisConfig::ttl`, feature `redis`) at least
-/// as long as the rounds' ([`Rounds::with_ttl`]), else a record could vanish
-/// while its state still opens.
+/// expires keys itself: [`Rounds::at_most_once_in_redis`] (feature `redis`) gives its
+/// records the rounds' lifetime and a margin, and keeps no list. A `RedisStore` passed to
+/// [`Rounds::at_most_once`] needs a TTL (`RedisConfig::ttl`) at least as long as the
+/// rounds' ([`Rounds::with_ttl`]), else a record could vanish while its state still
+/// opens.
 #[cfg(feature = "url")]
 pub struct UsedRounds {
     store: Box<dyn Store<UsedRound>>,
-    /// What this instance recorded, oldest first: (expiry, round id).
+    /// What this instance recorded, oldest first: (expiry, round id). Empty for a
+    /// store that expires its records itself.
     recorded: std::sync::Mutex<std::collections::VecDeque<(u64, String)>>,
+    /// The store removes each record itself once its round has expired (Redis, with
+    /// the rounds' TTL): nothing to sweep.
+    expires_itself: bool,
 }
 
 #[cfg(feature = "url")]
@@ -252,6 +265,18 @@ impl UsedRounds {
         UsedRounds {
             store: Box::new(store),
             recorded: std::sync::Mutex::new(std::collections::VecDeque::new()),
+            expires_itself: false,
+        }
+    }
+
+    /// The used rounds kept in `store`, which removes each record itself once its round
+    /// has expired (a `RedisStore` whose TTL covers a round's lifetime): this instance
+    /// keeps no list of what to remove.
+    #[cfg(feature = "redis")]
+    fn expiring(store: impl Store<UsedRound> + 'static) -> Self {
+        UsedRounds {
+            expires_itself: true,
+            ..UsedRounds::new(store)
         }
     }
 
@@ -260,7 +285,7 @@ impl UsedRounds {
     fn record(&self, id: &str, expires: u64, now: u64) -> Result<bool, StoreError> {
         self.sweep(now);
         let fresh = self.store.insert_new(id, UsedRound { expires })?;
-        if fresh {
+        if fresh && !self.expires_itself {
             self.recorded().push_back((expires, id.to_owned()));
         }
         Ok(fresh)
@@ -305,6 +330,7 @@ impl fmt::Debug for UsedRounds {
         f.debug_struct("UsedRounds")
             .field("store", &self.store)
             .field("recorded", &self.recorded().len())
+            .field("expires_itself", &self.expires_itself)
             .finish()
     }
 }
@@ -367,7 +393,37 @@ impl Rounds {
         self
     }
 
-    /// How long a sealed round can be answered (a short expiry bounds replays).
+    /// [`at_most_once`](Self::at_most_once) with the used rounds in Redis, shared by
+    /// every instance on it (features `rmcp_3` and `redis`): on `store`'s connection,
+    /// under `prefix` (a prefix of their own, such as `myagent:round:`), each record
+    /// living as long as a round ([`with_ttl`](Self::with_ttl): set it before this
+    /// call) plus [`USED_ROUND_MARGIN`] for clocks that differ between instances, and
+    /// then removed by Redis itself.
+    ///
+    /// A record's key is the round's random id (128 bits, in hex), which travels only
+    /// inside the sealed state: never the state, nor anything the client sends in
+    /// clear. Whoever reads Redis learns that some round was answered and when, nothing
+    /// that opens or answers one. A replayed `requestState` is [`RoundError::Used`] on
+    /// every instance; Redis failing is [`RoundError::Store`] (refused, never let
+    /// through).
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(all(feature = "rmcp_3", feature = "redis"))))]
+    #[must_use]
+    pub fn at_most_once_in_redis<V>(
+        mut self,
+        store: &crate::agent::RedisStore<V>,
+        prefix: impl Into<String>,
+    ) -> Self {
+        let store = store
+            .with_prefix::<UsedRound>(prefix)
+            .with_ttl(self.ttl.saturating_add(USED_ROUND_MARGIN));
+        self.used = Some(std::sync::Arc::new(UsedRounds::expiring(store)));
+        self
+    }
+
+    /// How long a sealed round can be answered (a short expiry bounds replays). Set it
+    /// before [`at_most_once_in_redis`](Self::at_most_once_in_redis), which sizes the
+    /// lifetime of its records from it.
     #[must_use]
     pub fn with_ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;

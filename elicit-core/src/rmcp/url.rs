@@ -3,6 +3,7 @@
 //! [M3](crate::rules#m3), [M4](crate::rules#m4)).
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ::rmcp::model::{CustomNotification, ErrorCode, ServerNotification};
 use ::rmcp::service::ServiceError;
@@ -40,10 +41,7 @@ impl PeerElicitor {
     ) -> Result<Elicited<UrlConsent>, AskError> {
         let pending = self.prepare_url(message, url)?;
         // Outstanding until the user consents; given up however the ask ends before.
-        let guard = UrlConsent {
-            elicitation_id: pending.elicitation_id().to_owned(),
-            connection: self.clone(),
-        };
+        let guard = UrlConsent::new(pending.elicitation_id(), self);
         let response = self.send(pending.request()).await?;
         match self
             .elicitor
@@ -91,10 +89,7 @@ impl PeerElicitor {
             .map_err(AskError::transport)?;
         let pending = self.prepare_url(message, link.url())?;
         // Forgets the elicitation however the ask ends before it completes.
-        let guard = UrlConsent {
-            elicitation_id: pending.elicitation_id().to_owned(),
-            connection: self.clone(),
-        };
+        let guard = UrlConsent::new(pending.elicitation_id(), self);
         // U2: the page shows at once but takes nothing before the client's consent.
         let mut wait = link
             .open_pending_consent(pending.elicitation_id(), self.elicitor.user())
@@ -209,9 +204,20 @@ impl PeerElicitor {
 pub struct UrlConsent {
     elicitation_id: String,
     connection: PeerElicitor,
+    /// This consent's [`complete`](Self::complete) recorded the completion in the
+    /// registry: nothing is outstanding, and dropping it has nothing to forget.
+    completed: AtomicBool,
 }
 
 impl UrlConsent {
+    fn new(elicitation_id: &str, connection: &PeerElicitor) -> Self {
+        UrlConsent {
+            elicitation_id: elicitation_id.to_owned(),
+            connection: connection.clone(),
+            completed: AtomicBool::new(false),
+        }
+    }
+
     /// The opaque id: keep it with the state of the external interaction (e.g. the
     /// OAuth `state`), to complete from wherever that ends.
     pub fn elicitation_id(&self) -> &str {
@@ -222,14 +228,25 @@ impl UrlConsent {
     /// received the request, once ([U5](crate::rules#u5)): see
     /// [`PeerElicitor::complete`].
     pub async fn complete(&self, user: Option<&UserId>) -> Result<(), CompleteError> {
-        self.connection.complete(&self.elicitation_id, user).await
+        let completed = self.connection.complete(&self.elicitation_id, user).await;
+        // Recorded as completed (the notification sent or not): final in the store.
+        if !matches!(completed, Err(CompleteError::Refused(_))) {
+            self.completed.store(true, Ordering::Relaxed);
+        }
+        completed
     }
 }
 
 impl Drop for UrlConsent {
     fn drop(&mut self) {
-        // A no-op once answered with decline or cancel, or completed: only an
-        // outstanding elicitation is forgotten.
+        // Completed by this consent: `Completed` is final, so forgetting would only
+        // read the entry again to find it no longer outstanding (one store command
+        // per completion saved).
+        if *self.completed.get_mut() {
+            return;
+        }
+        // A no-op once answered with decline or cancel, or completed elsewhere: only
+        // an outstanding elicitation is forgotten.
         self.connection.elicitor.forget(&self.elicitation_id);
     }
 }

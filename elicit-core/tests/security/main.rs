@@ -24,6 +24,9 @@
 //! - `store_contract`: one contract for every `Store` (`agent/store.rs`,
 //!   `agent/redis.rs`), on `MemoryStore` and, with feature `redis`, on `RedisStore`
 //!   against a real `redis-server` (`redis_server`) each test starts and stops.
+//! - `rounds`: with features `rmcp_3` and `redis`, the used rounds of MCP 2026-07-28
+//!   in Redis (`rmcp/state.rs`): a `requestState` answered on one instance is refused
+//!   on every other sharing the Redis (M6, S6).
 //!
 //! Every test names the SPEC ids it covers (`// covers: …`).
 
@@ -38,6 +41,8 @@ mod redis_server;
 mod registry;
 #[cfg(feature = "url")]
 mod respond;
+#[cfg(all(feature = "rmcp_3", feature = "redis"))]
+mod rounds;
 #[cfg(feature = "url")]
 mod store_contract;
 mod tracker;
