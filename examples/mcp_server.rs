@@ -955,9 +955,19 @@ mod remote {
         next.run(request).await
     }
 
+    tokio::task_local! {
+        /// The `--max-sessions` permit [`refuse_when_full`] reserved for the request
+        /// being served, for rmcp's service factory to take (it runs inside the
+        /// request's future and sees nothing of the request).
+        static RESERVED: Mutex<Option<tokio::sync::OwnedSemaphorePermit>>;
+    }
+
     /// A new session (a `POST` without `Mcp-Session-Id`) when `--max-sessions` are
     /// open: refused with `503` and a JSON-RPC error that says so, before rmcp makes
-    /// anything. (The bound itself is the session's permit: see [`PlanServer::remote`].)
+    /// anything. Otherwise one permit is taken here, atomically, and handed to the
+    /// session rmcp makes for this request ([`PlanServer::remote`] holds it); checking
+    /// the count here and taking the permit in the factory would let concurrent
+    /// requests pass the check together and fail in rmcp with a `500`.
     async fn refuse_when_full(
         sessions: Arc<tokio::sync::Semaphore>,
         request: axum::extract::Request,
@@ -967,7 +977,10 @@ mod remote {
         use axum::response::IntoResponse;
         let new_session =
             request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
-        if new_session && sessions.available_permits() == 0 {
+        if !new_session {
+            return next.run(request).await;
+        }
+        let Ok(permit) = sessions.try_acquire_owned() else {
             let error = serde_json::json!({
                 "jsonrpc": "2.0",
                 "id": null,
@@ -986,8 +999,11 @@ mod remote {
                 error.to_string(),
             )
                 .into_response();
-        }
-        next.run(request).await
+        };
+        // Not taken (the request failed before rmcp made a server): dropped here.
+        RESERVED
+            .scope(Mutex::new(Some(permit)), next.run(request))
+            .await
     }
 
     /// An `--allow-origin` value as an exact origin, port spelled out (rmcp reads an
@@ -1052,9 +1068,13 @@ mod remote {
         let (sessions, held) = (deployment.clone(), Arc::clone(&permits));
         let mcp = StreamableHttpService::new(
             move || {
-                let permit = Arc::clone(&held).try_acquire_owned().map_err(|_| {
-                    std::io::Error::other("this server holds as many sessions as it allows")
-                })?;
+                let reserved = RESERVED.try_with(|slot| lock(slot).take()).ok().flatten();
+                let permit = match reserved {
+                    Some(permit) => permit,
+                    None => Arc::clone(&held).try_acquire_owned().map_err(|_| {
+                        std::io::Error::other("this server holds as many sessions as it allows")
+                    })?,
+                };
                 Ok(PlanServer::remote(sessions.clone(), permit))
             },
             Arc::new(manager),

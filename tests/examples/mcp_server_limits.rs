@@ -90,11 +90,11 @@ async fn a_flood_of_initialize_is_capped_and_memory_stays_bounded() {
     let served = replies.iter().filter(|r| r.status == 200).count();
     let refused: Vec<&Reply> = replies.iter().filter(|r| r.status == 503).collect();
     assert_eq!(served + 1, CAP, "sessions beyond the cap were made");
-    assert_eq!(
-        served + refused.len(),
-        replies.len(),
-        "every other reply is a 503"
-    );
+    let other: Vec<&Reply> = replies
+        .iter()
+        .filter(|r| r.status != 200 && r.status != 503)
+        .collect();
+    assert!(other.is_empty(), "every other reply is a 503: {other:?}");
     for reply in &refused {
         let error: Value = serde_json::from_str(&reply.body).expect("a JSON-RPC error");
         assert_eq!(error["error"]["code"], -32000, "{reply:?}");
