@@ -168,6 +168,9 @@ fn a_ticket_whose_route_and_form_a_redis_writer_rewrote_is_refused() {
             assert!(!opened.body.contains("Security check"), "{}", opened.body);
             assert!(opened.body.contains("changed by"), "{}", opened.body);
         }
+        // B's submission starts from the copy it kept when it showed the untouched
+        // ticket; the swap to used compares that copy with what Redis holds, fails,
+        // and the ticket read again is refused: nothing is sealed for anyone.
         let refused = http::submit(b.page.local_addr(), &path, &cookie, &good_body()).await;
         assert_eq!(refused.status, 503, "{}", refused.body);
         assert!(!refused.body.contains("Received"), "{}", refused.body);
@@ -326,6 +329,9 @@ fn received_only_when_the_waiting_instance_took_it_not_when_publish_counted_it()
         rewrite_ticket(&server, &token, |ticket| {
             ticket.as_object_mut().unwrap().remove("p");
         });
+        // B's submission starts from the copy it kept when it showed the untouched
+        // ticket; the swap to used compares that copy with what Redis holds, fails,
+        // and the ticket read again is refused: nothing is sealed for anyone.
         let refused = http::submit(b.page.local_addr(), &path, &cookie, &good_body()).await;
         assert_eq!(refused.status, 503, "{}", refused.body);
         assert!(refused.body.contains("Not delivered"), "{}", refused.body);
@@ -489,6 +495,9 @@ fn a_genuine_routed_answer_replayed_by_a_redis_reader_is_never_taken_twice_nor_l
         rewrite_ticket(&server, &token, |ticket| {
             ticket.as_object_mut().unwrap().remove("p");
         });
+        // B's submission starts from the copy it kept when it showed the untouched
+        // ticket; the swap to used compares that copy with what Redis holds, fails,
+        // and the ticket read again is refused: nothing is sealed for anyone.
         let refused = http::submit(b.page.local_addr(), &path, &cookie, &good_body()).await;
         assert_eq!(refused.status, 503, "{}", refused.body);
         assert!(refused.body.contains("Not delivered"), "{}", refused.body);

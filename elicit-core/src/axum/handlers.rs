@@ -2,6 +2,7 @@
 //! refusals of everything else. A bound page and a mounted one run these same
 //! handlers; only the [`Public`](super::Public) they check requests against differs.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -32,6 +33,58 @@ const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 's
 /// The page around the form (which brings its own style sheet): a centred card.
 const STYLE: &str = "body{margin:0;background:#f4f5f7;font:16px/1.5 system-ui,sans-serif;color:#1b1d21}\
 main{max-width:46rem;margin:2rem auto;padding:1.5rem 2rem;background:#fff;border:1px solid #d5d8dd;border-radius:8px}";
+
+/// How many shown pages' tickets a process keeps for their submissions.
+const SHOWN_TICKETS: usize = 1024;
+
+/// The tickets of the last [`SHOWN_TICKETS`] pages this process showed (or bound to a
+/// browser), by token: the submission that follows the page it showed, on the same
+/// instance, starts from this copy instead of reading the store again (one Redis
+/// command fewer per completion).
+///
+/// A copy is never trusted for what may have changed since: the compare-and-swap that
+/// marks the ticket used compares the copy with what the store holds, so a ticket
+/// bound by another browser, used on another instance, closed or rewritten since
+/// fails it, and the submission reads the ticket again and checks everything. What the
+/// copy is used for before that swap (the form, the user, the route, the expiry) is
+/// what never changes in a ticket, covered by its tag, which was verified when it was
+/// read. A copy taken while the page awaited the client's consent is not kept: that
+/// always changes.
+#[derive(Default)]
+pub(super) struct Shown {
+    tickets: HashMap<String, (u64, PageTicket)>,
+    /// Tokens in the order they were kept, each with the number it was kept under
+    /// (a token kept again is dropped only by its newest number).
+    order: VecDeque<(u64, String)>,
+    next: u64,
+}
+
+impl Shown {
+    pub(super) fn keep(&mut self, token: &str, ticket: PageTicket) {
+        if ticket.awaits_consent() {
+            return;
+        }
+        let number = self.next;
+        self.next += 1;
+        self.tickets.insert(token.to_owned(), (number, ticket));
+        self.order.push_back((number, token.to_owned()));
+        while self.order.len() > SHOWN_TICKETS {
+            if let Some((number, token)) = self.order.pop_front() {
+                if self
+                    .tickets
+                    .get(&token)
+                    .is_some_and(|(kept, _)| *kept == number)
+                {
+                    self.tickets.remove(&token);
+                }
+            }
+        }
+    }
+
+    pub(super) fn take(&mut self, token: &str) -> Option<PageTicket> {
+        self.tickets.remove(token).map(|(_, ticket)| ticket)
+    }
+}
 
 /// The page's routes relative to its mount, with its state applied: what
 /// [`SecurePage::router`](super::SecurePage::router) hands out.
@@ -129,6 +182,8 @@ fn show_page(
         }
         None => return Err(gone()),
     };
+    // Its submission here starts from this copy (see `Shown`).
+    shared.lock_shown().keep(token, ticket);
     if let Some(browser) = set_cookie {
         // The page's own path as the browser sees it (the public mount), so two pages
         // open in one browser keep their cookies apart; `Secure` on an https origin.
@@ -277,7 +332,7 @@ fn submit_page(
             "The page sends a form; nothing else is read here.",
         ));
     }
-    let ticket = live_ticket(shared, token)?;
+    let ticket = ticket_to_submit(shared, token)?;
     let user = check_user(shared, headers, &ticket)?;
     // The cookie the page gave this browser when it showed the form.
     let Some(browser) = browser_cookie(headers) else {
@@ -439,11 +494,16 @@ fn bind(
             return check_browser(&ticket, browser);
         }
         let bound = ticket.with_browser(browser.to_owned());
-        match shared
-            .store
-            .compare_and_swap(&PageTicket::store_key(token), &ticket, Some(bound))
-        {
-            Ok(true) => return Ok(()),
+        match shared.store.compare_and_swap(
+            &PageTicket::store_key(token),
+            &ticket,
+            Some(bound.clone()),
+        ) {
+            Ok(true) => {
+                // The corrected answer starts from what this request wrote.
+                shared.lock_shown().keep(token, bound);
+                return Ok(());
+            }
             // Another request changed it first: read it again.
             Ok(false) => ticket = live_ticket(shared, token)?,
             Err(_) => return Err(unavailable()),
@@ -534,6 +594,17 @@ fn done_page(shared: &Shared, action: Option<SubmitAction>) -> Response {
         ),
     };
     page(StatusCode::OK, title, &body)
+}
+
+/// The ticket a submission starts from: the copy this process kept when it showed the
+/// page (or bound it), taken, unless it has expired since; otherwise the store's. The
+/// compare-and-swap that marks it used checks the copy against the store (see
+/// `Shown`).
+fn ticket_to_submit(shared: &Shared, token: &str) -> Result<PageTicket, Refusal> {
+    match shared.lock_shown().take(token) {
+        Some(ticket) if !ticket.is_expired(SystemTime::now()) => Ok(ticket),
+        _ => live_ticket(shared, token),
+    }
 }
 
 /// The ticket of `token`, if it can still be used: with a relay, only a ticket whose

@@ -344,6 +344,9 @@ pub(crate) struct Shared {
     closed: Mutex<VecDeque<String>>,
     /// Forms waiting for a submission in this process, by token.
     waiting: Mutex<HashMap<String, Waiting>>,
+    /// The tickets of the pages this process showed last, which their submissions
+    /// start from.
+    shown: Mutex<handlers::Shown>,
     shutdown: Mutex<Option<oneshot::Sender<()>>>,
     /// Hands submissions made on other instances over, and takes theirs.
     #[cfg(feature = "redis")]
@@ -518,6 +521,7 @@ impl SecurePageBuilder {
             closed: Mutex::new(VecDeque::new()),
             agent: self.agent,
             waiting: Mutex::new(HashMap::new()),
+            shown: Mutex::new(handlers::Shown::default()),
             shutdown: Mutex::new(stop),
             #[cfg(feature = "redis")]
             inbox: self.relay.as_ref().map(|_| inbox(_weak.clone())),
@@ -712,6 +716,10 @@ impl fmt::Debug for SecurePage {
 impl Shared {
     fn lock_waiting(&self) -> MutexGuard<'_, HashMap<String, Waiting>> {
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock_shown(&self) -> MutexGuard<'_, handlers::Shown> {
+        self.shown.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -1011,6 +1019,7 @@ impl<T> Drop for PageWait<T> {
     fn drop(&mut self) {
         let shared = &self.page.shared;
         shared.lock_waiting().remove(&self.token);
+        shared.lock_shown().take(&self.token);
         // Close the page for every instance that shares the store: mark it used
         // unless it already is (an answer came only after it was). A failing store
         // leaves the expiry to end it.

@@ -739,3 +739,193 @@ fn a_ticket_of_another_user_is_refused_by_a_page_that_cannot_tell_users_apart() 
         nobody.shutdown();
     });
 }
+
+/// A `MemoryStore` that counts the reads the page makes.
+#[derive(Debug, Clone, Default)]
+struct CountingStore {
+    inner: MemoryStore<PageTicket>,
+    reads: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl CountingStore {
+    fn reads(&self) -> usize {
+        self.reads.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Store<PageTicket> for CountingStore {
+    fn insert_new(
+        &self,
+        key: &str,
+        value: PageTicket,
+    ) -> Result<bool, elicit_core::agent::StoreError> {
+        self.inner.insert_new(key, value)
+    }
+
+    fn get(&self, key: &str) -> Result<Option<PageTicket>, elicit_core::agent::StoreError> {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.get(key)
+    }
+
+    fn compare_and_swap(
+        &self,
+        key: &str,
+        current: &PageTicket,
+        new: Option<PageTicket>,
+    ) -> Result<bool, elicit_core::agent::StoreError> {
+        self.inner.compare_and_swap(key, current, new)
+    }
+}
+
+/// Reads of the store while `step` runs.
+async fn reads_during<T>(
+    store: &CountingStore,
+    step: impl std::future::Future<Output = T>,
+) -> (T, usize) {
+    let before = store.reads();
+    let out = step.await;
+    (out, store.reads() - before)
+}
+
+/// The ticket of `token` as someone who can write to the store changed it.
+fn rewrite(store: &CountingStore, token: &str, change: impl FnOnce(&mut Value)) {
+    let key = PageTicket::store_key(token);
+    let ticket = store.get(&key).expect("the store").expect("the ticket");
+    let mut changed = serde_json::to_value(&ticket).expect("serializable");
+    change(&mut changed);
+    let changed: PageTicket = serde_json::from_value(changed).expect("a ticket");
+    assert!(store
+        .compare_and_swap(&key, &ticket, Some(changed))
+        .expect("swapped"));
+}
+
+/// A submission on the instance that showed the page starts from the ticket it read
+/// then, so it does not read the store again: only when that copy cannot be trusted
+/// to be current (taken while the page awaited the client's consent, or the page
+/// closed since). A copy is never trusted for what changed since: the page bound to
+/// another browser, used, or expired after it was shown is refused as before.
+// covers: U2, U5, S3
+#[test]
+fn a_submission_starts_from_the_ticket_read_when_the_page_was_shown_never_past_a_change() {
+    run(async {
+        let store = CountingStore::default();
+        let page = SecurePage::builder()
+            .store(store.clone())
+            .ttl(Duration::from_secs(2))
+            .bind(([127, 0, 0, 1], 0))
+            .await
+            .expect("a page");
+        let addr = page.local_addr();
+
+        // Shown, then answered: no read.
+        let (path, _, wait) = opened(&page, None, false);
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        let (done, reads) = reads_during(&store, submit(addr, &path, &cookie, GOOD)).await;
+        assert_eq!(done.status, 200, "{}", done.body);
+        assert_eq!(reads, 0, "the copy from the page's GET");
+        assert!(matches!(wait.answer().await, Ok(Elicited::Accepted(_))));
+
+        // Corrected: the copy the binding wrote, no read either.
+        let (path, _, wait) = opened(&page, None, false);
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        assert_eq!(submit(addr, &path, &cookie, SHORT).await.status, 422);
+        let (done, reads) = reads_during(&store, submit(addr, &path, &cookie, GOOD)).await;
+        assert_eq!(done.status, 200, "{}", done.body);
+        assert_eq!(reads, 0, "the copy the binding wrote");
+        assert!(matches!(wait.answer().await, Ok(Elicited::Accepted(_))));
+
+        // Shown while the page awaited the consent: the submission reads the store.
+        let (path, _, mut wait) = opened(&page, None, true);
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        wait.record_consent().expect("recorded");
+        let (done, reads) = reads_during(&store, submit(addr, &path, &cookie, GOOD)).await;
+        assert_eq!(done.status, 200, "{}", done.body);
+        assert_eq!(reads, 1, "a copy awaiting the consent is not kept");
+        assert!(matches!(wait.answer().await, Ok(Elicited::Accepted(_))));
+
+        // Closed after it was shown: read, and gone.
+        let (path, _, wait) = opened(&page, None, false);
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        drop(wait);
+        let (gone, reads) = reads_during(&store, submit(addr, &path, &cookie, GOOD)).await;
+        assert_eq!(gone.status, 410, "{}", gone.body);
+        assert_eq!(reads, 1, "a closed page's copy is dropped");
+
+        // Bound to another browser in the store after it was shown (as another
+        // instance does): the swap to used fails on the copy, the ticket is read
+        // again, and this browser is refused.
+        let (path, token, wait) = opened(&page, None, false);
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        rewrite(&store, &token, |ticket| ticket["b"] = json!("0".repeat(32)));
+        let refused = submit(addr, &path, &cookie, GOOD).await;
+        assert_eq!(refused.status, 403, "{}", refused.body);
+        assert!(refused.body.contains("another browser"), "{}", refused.body);
+        assert_eq!(page.waiting(), 1, "nothing was taken");
+
+        drop(wait);
+
+        // Used in the store after it was shown (as another instance marks it): gone.
+        let (path, token, wait) = opened(&page, None, false);
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        rewrite(&store, &token, |ticket| ticket["d"] = json!(true));
+        let used = submit(addr, &path, &cookie, GOOD).await;
+        assert_eq!(used.status, 410, "{}", used.body);
+        assert!(used.body.contains("already used"), "{}", used.body);
+        assert_eq!(page.waiting(), 1, "nothing was taken");
+        drop(wait);
+
+        // Expired after it was shown: refused as expired, although the copy is unused.
+        let (path, _, wait) = opened(&page, None, false);
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        tokio::time::sleep(Duration::from_millis(2_200)).await;
+        let expired = submit(addr, &path, &cookie, GOOD).await;
+        assert_eq!(expired.status, 410, "{}", expired.body);
+        assert!(expired.body.contains("expired"), "{}", expired.body);
+        assert_eq!(page.waiting(), 1, "nothing was taken");
+        drop(wait);
+        page.shutdown();
+    });
+}
+
+/// The copies are bounded: a process keeps the tickets of the last 1,024 pages it
+/// showed, a page shown again counting as shown last; the submission of a page shown
+/// before those reads the store, and is answered all the same.
+// covers: D12
+#[test]
+fn the_tickets_kept_from_shown_pages_are_bounded() {
+    const KEPT: usize = 1024;
+    run(async {
+        let store = CountingStore::default();
+        let page = SecurePage::builder()
+            .store(store.clone())
+            .bind(([127, 0, 0, 1], 0))
+            .await
+            .expect("a page");
+        let addr = page.local_addr();
+        let mut pages = Vec::new();
+        for _ in 0..KEPT {
+            let (path, _, wait) = opened(&page, None, false);
+            let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+            pages.push((path, cookie, wait));
+        }
+        // The first page shown again: now the newest. One more page: the second,
+        // now the oldest, is dropped.
+        let (first, second, third) = (&pages[0], &pages[1], &pages[2]);
+        assert_eq!(open(addr, &first.0, Some(&first.1)).await.status, 200);
+        let (path, _, wait) = opened(&page, None, false);
+        let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+        for ((path, cookie), kept) in [
+            ((&first.0, &first.1), true),
+            ((&second.0, &second.1), false),
+            ((&third.0, &third.1), true),
+            ((&path, &cookie), true),
+        ] {
+            let (done, reads) = reads_during(&store, submit(addr, path, cookie, GOOD)).await;
+            assert_eq!(done.status, 200, "{}", done.body);
+            assert_eq!(reads, usize::from(!kept), "{path}: kept {kept}");
+        }
+        drop(wait);
+        drop(pages);
+        page.shutdown();
+    });
+}
