@@ -611,6 +611,9 @@ mod read_back {
     use super::*;
     use crate::agent::{RelayKey, RelayKeys};
 
+    /// The expiry of the tickets below: 4,000,000,000 s after the Unix epoch.
+    const EXPIRES_MILLIS: u64 = 4_000_000_000_000;
+
     /// A routed ticket as one instance writes it to Redis and another reads it back.
     fn stored_and_read(schema: serde_json::Value, keys: &RelayKeys, key: &str) -> PageTicket {
         let ticket = PageTicket::new("e1", None, UNIX_EPOCH + Duration::from_secs(4_000_000_000))
@@ -657,9 +660,74 @@ mod read_back {
         }
         // What the tag is for: another schema is refused.
         let mut read = stored_and_read(serde_json::json!({ "type": "object" }), &keys, &key);
+        assert_eq!(millis(read.expires_at()), EXPIRES_MILLIS);
         if let Some(form) = read.form.as_mut() {
             form.schema = serde_json::json!({ "type": "object", "title": "Pay here" });
         }
         assert!(!read.is_authentic(&keys, &key));
+    }
+
+    // covers: U5, S6
+    /// The tag a submission names to the waiting instance is the one Redis holds with
+    /// the ticket, as written: the waiting instance compares it with the one it wrote.
+    #[test]
+    fn the_tag_a_submission_names_is_the_one_stored_with_the_ticket() {
+        let keys = RelayKeys {
+            current: RelayKey::from_bytes([6; 32]),
+            older: Vec::new(),
+        };
+        let key = PageTicket::store_key("token");
+        let read = stored_and_read(serde_json::json!({ "type": "object" }), &keys, &key);
+        let stored = serde_json::to_value(&read).expect("serializable");
+        let written = stored["a"].as_str().expect("a routed ticket is tagged");
+        assert_eq!(written.len(), 32, "a 128-bit tag in hex: {written}");
+        assert_eq!(read.tag(), Some(written));
+        assert_eq!(PageTicket::new("e1", None, UNIX_EPOCH).tag(), None);
+    }
+
+    // covers: S6
+    /// The fuzz target's entry point reads what the page reads: a genuine ticket with
+    /// its form, and nothing once a byte of it, the token, or the key differs.
+    #[test]
+    fn a_stored_ticket_opens_only_genuine_under_its_token_and_key() {
+        let stored = StoredTicket::new(RelayKey::from_bytes([7; 32]), Vec::new());
+        let schema = serde_json::json!({ "type": "object", "properties": {
+            "api_key": { "type": "string" } } });
+        let expires = UNIX_EPOCH + Duration::from_secs(4_000_000_000);
+        let alice = UserId::new("alice");
+        let bytes = stored
+            .genuine(
+                "token",
+                "e1",
+                Some(&alice),
+                expires,
+                "a1",
+                schema.clone(),
+                "Paste it.",
+            )
+            .expect("written");
+        let (ticket, read_schema, message) = stored.read(&bytes, "token").expect("genuine");
+        assert_eq!(read_schema, schema);
+        assert_eq!(message, "Paste it.");
+        assert_eq!(ticket.elicitation_id(), "e1");
+        assert_eq!(ticket.user(), Some(alice));
+        assert_eq!(millis(ticket.expires_at()), EXPIRES_MILLIS);
+        assert_eq!(ticket.instance(), Some("a1"));
+        assert!(!ticket.is_used() && !ticket.awaits_consent());
+
+        assert!(stored.read(&bytes, "another token").is_none());
+        let other = StoredTicket::new(RelayKey::from_bytes([8; 32]), Vec::new());
+        assert!(other.read(&bytes, "token").is_none());
+        let text = String::from_utf8(bytes.clone()).expect("JSON");
+        let rewritten = text.replace("Paste it.", "Paste it here");
+        assert_ne!(rewritten, text);
+        assert!(stored.read(rewritten.as_bytes(), "token").is_none());
+        assert!(stored.read(b"not a ticket", "token").is_none());
+        // Accepted under an older key during a rotation.
+        let rotated = StoredTicket::new(
+            RelayKey::from_bytes([9; 32]),
+            vec![RelayKey::from_bytes([7; 32])],
+        );
+        assert!(rotated.read(&bytes, "token").is_some());
     }
 }
