@@ -1260,6 +1260,25 @@ mod tests {
             assert!(format!("{used:?}").contains("recorded: 1"));
         }
 
+        // covers: M6
+        /// A store that expires its records itself (Redis, `at_most_once_in_redis`):
+        /// the instance keeps no list and removes nothing, however late it is.
+        #[cfg(feature = "redis")]
+        #[test]
+        fn a_store_that_expires_its_records_is_left_to_do_it() {
+            let store: MemoryStore<UsedRound> = MemoryStore::new();
+            let used = UsedRounds::expiring(store.clone());
+            assert!(used.record("a", 1_000, 0).unwrap());
+            assert!(!used.record("a", 1_000, 10).unwrap());
+            assert!(used.record("b", 2_000, 999).unwrap());
+            assert!(format!("{used:?}").contains("recorded: 0"), "{used:?}");
+            // Long after both rounds expired: still there, for the store to remove.
+            assert!(used.record("c", 3_000, 5_000).unwrap());
+            assert_eq!(store.len(), 3);
+            assert!(store.get("a").unwrap().is_some());
+            assert!(format!("{used:?}").contains("recorded: 0"), "{used:?}");
+        }
+
         #[derive(Debug)]
         struct Down;
 
