@@ -453,8 +453,8 @@ async fn insert(
             .query_async(&mut connection)
             .await;
         match reply {
+            // redis-rs reads the `+OK` of RESP2 and RESP3 alike as `Value::Okay`.
             Ok(Value::Okay) => return Ok(true),
-            Ok(Value::SimpleString(status)) if status == "OK" => return Ok(true),
             // Refused: the key exists. After a lost answer it may hold this call's
             // own earlier write, landed late: its token tells.
             Ok(Value::Nil) if uncertain => {
