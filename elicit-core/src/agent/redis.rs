@@ -833,6 +833,34 @@ mod tests {
             .is_some());
     }
 
+    // covers: R5
+    #[test]
+    fn a_write_token_alone_is_not_a_record() {
+        // Exactly a token and nothing after it: malformed before any JSON is parsed.
+        let token = write_token().unwrap();
+        let error = decode::<Vec<u32>>(token.as_bytes()).unwrap_err();
+        assert!(matches!(error.cause, Cause::Malformed(None)), "{error:?}");
+        let mut longer = token.into_bytes();
+        longer.push(b'x');
+        let error = decode::<Vec<u32>>(&longer).unwrap_err();
+        assert!(
+            matches!(error.cause, Cause::Malformed(Some(_))),
+            "{error:?}"
+        );
+    }
+
+    // covers: S6
+    #[cfg(feature = "axum")]
+    #[test]
+    fn the_page_reads_records_as_the_store_writes_them() {
+        let stored = record_bytes(&vec![3u32, 4]).unwrap();
+        assert!(stored.len() > TOKEN_LEN);
+        assert!(stored[..TOKEN_LEN].iter().all(u8::is_ascii_hexdigit));
+        assert_eq!(&stored[TOKEN_LEN..], b"[3,4]");
+        assert_eq!(read_record::<Vec<u32>>(&stored), Some(vec![3, 4]));
+        assert_eq!(read_record::<Vec<u32>>(b"[3,4]"), None);
+    }
+
     #[test]
     fn the_script_compares_after_the_token() {
         // `string.sub(stored, 33)`: Lua is 1-based, the record starts after the token.
