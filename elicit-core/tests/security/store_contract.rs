@@ -332,7 +332,8 @@ pub(crate) mod redis_store {
         let Some(cluster) = Cluster::start() else {
             return;
         };
-        let store = cluster.store();
+        // Longer than the contract's TTL, so that no key expires before it is seen.
+        let store = cluster.store().with_ttl(Duration::from_secs(60));
         for n in 0..30 {
             assert!(store.insert_new(&format!("k{n}"), record(n)).unwrap());
             assert!(store
