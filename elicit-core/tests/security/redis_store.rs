@@ -41,10 +41,10 @@ enum Answer {
 }
 
 /// The response timeout of the stores on a [`FakeRedis`] that answers late.
-const TIMEOUT: Duration = Duration::from_millis(300);
+const TIMEOUT: Duration = Duration::from_millis(500);
 /// How late a late answer is: after the client's timeout, and soon enough that the
 /// next command, sent after the timeout and a backoff, is answered in time.
-const LATE: Duration = Duration::from_millis(450);
+const LATE: Duration = Duration::from_millis(800);
 
 fn late(reply: &str) -> Answer {
     Answer::Late(reply.as_bytes().to_vec())
