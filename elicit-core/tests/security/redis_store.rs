@@ -269,6 +269,26 @@ fn a_stopped_redis_is_tried_the_configured_number_of_times_with_backoff() {
     }
 }
 
+/// The pause before an attempt is for retries only: a first attempt is sent at once.
+/// 100 reads and 100 inserts take well under the 2.5 s that a 25 ms pause before each
+/// would add.
+// covers: R5
+#[test]
+fn a_first_attempt_is_sent_without_a_pause() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let store = store_on(&server, RedisConfig::new());
+    assert!(store.insert_new("warm", record(0)).unwrap());
+    let started = Instant::now();
+    for n in 0..100 {
+        assert_eq!(store.get("warm").unwrap(), Some(record(0)));
+        assert!(store.insert_new(&format!("k{n}"), record(n)).unwrap());
+    }
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(2500), "{took:?}");
+}
+
 /// What Redis refuses (a command on a key of another type) is not a transient error:
 /// sent once, and the error says nothing of attempts.
 // covers: R5
