@@ -25,6 +25,14 @@ fn cause(error: &StoreError) -> String {
     error.source().expect("a cause").to_string()
 }
 
+/// Settings whose calls give up within seconds (`RedisConfig::new`'s 2 s timeouts
+/// let one wait up to half a minute with 3 attempts).
+fn quick() -> RedisConfig {
+    RedisConfig::new()
+        .response_timeout(Duration::from_millis(500))
+        .connection_timeout(Duration::from_millis(500))
+}
+
 /// A store on `server` with `config`, records under `test:`.
 fn store_on(server: &RedisServer, config: RedisConfig) -> RedisStore<Record> {
     RedisStore::connect(server.url().as_str(), config.prefix("test:")).expect("Redis answers")
@@ -114,7 +122,7 @@ impl FakeRedis {
                 .prefix("test:")
                 .attempts(3)
                 .response_timeout(TIMEOUT)
-                .connection_timeout(Duration::from_secs(2)),
+                .connection_timeout(TIMEOUT),
         )
         .expect("the stand-in answers the handshake")
     }
@@ -297,7 +305,7 @@ fn a_refusal_from_redis_is_not_sent_again() {
     let Some(server) = RedisServer::start() else {
         return;
     };
-    let store = store_on(&server, RedisConfig::new().attempts(5));
+    let store = store_on(&server, quick().attempts(2));
     // Load the script, so that the swap below is one EVALSHA.
     assert!(!store.compare_and_swap("warm", &record(0), None).unwrap());
     server.cli(&["HSET", "test:h", "f", "v"]);
@@ -326,7 +334,7 @@ fn each_operation_works_as_the_first_after_a_restart() {
     let Some(mut server) = RedisServer::start() else {
         return;
     };
-    let store = store_on(&server, RedisConfig::new().attempts(3));
+    let store = store_on(&server, quick().attempts(3));
     assert!(store.insert_new("k", record(1)).unwrap());
     server.restart();
     assert_eq!(
@@ -520,6 +528,40 @@ fn a_lost_swap_found_in_place_is_told_it_swapped() {
         .compare_and_swap("k", &record(1), Some(record(2)))
         .unwrap());
     assert_eq!(fake.sent(), ["EVALSHA", "EVALSHA"]);
+}
+
+/// An insert's `SET` refused with an error that may pass (`LOADING`) is tried again,
+/// reading first whether the last one landed, up to the configured attempts; refused
+/// with one that will not (`OOM`), it is sent once.
+// covers: R5
+#[test]
+fn an_insert_is_tried_again_only_on_errors_that_may_pass() {
+    let fake = FakeRedis::start(|command, _| {
+        match (
+            command[0].to_ascii_uppercase().as_slice(),
+            command[1].as_slice(),
+        ) {
+            (b"SET", b"test:loading") => raw("-LOADING Redis is loading the dataset in memory\r\n"),
+            (b"SET", _) => raw("-OOM command not allowed when used memory > 'maxmemory'.\r\n"),
+            (b"GET", _) => raw(NIL),
+            _ => raw("-ERR unexpected\r\n"),
+        }
+    });
+    let store = fake.store();
+    let error = store.insert_new("loading", record(1)).unwrap_err();
+    assert!(is_redis_error(&error), "{error:?}");
+    assert_eq!(
+        cause(&error),
+        "redis: inserting a record failed after 3 attempts: the server could not answer or refused"
+    );
+    assert_eq!(fake.sent(), ["SET", "GET", "SET", "GET", "SET"]);
+    let error = store.insert_new("full", record(1)).unwrap_err();
+    assert!(is_redis_error(&error), "{error:?}");
+    assert_eq!(
+        cause(&error),
+        "redis: inserting a record failed: the server could not answer or refused"
+    );
+    assert_eq!(fake.sent().len(), 6, "one SET more");
 }
 
 /// A Redis answering what these commands never return is an error naming the reply,
