@@ -492,7 +492,9 @@ impl<V: DeserializeOwned + PartialEq> Swap<V> {
         let mut uncertain = false;
         let mut tries = 0;
         loop {
-            if tries > 0 && uncertain {
+            // Once an attempt has failed (which is what sets `uncertain`, so `tries` is
+            // at least 1); until then a re-swap against another writer's bytes goes at once.
+            if uncertain {
                 tokio::time::sleep(backoff(tries)).await;
             }
             tries += 1;
