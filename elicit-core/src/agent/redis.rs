@@ -453,8 +453,8 @@ async fn insert(
             .query_async(&mut connection)
             .await;
         match reply {
+            // redis-rs reads the `+OK` of RESP2 and RESP3 alike as `Value::Okay`.
             Ok(Value::Okay) => return Ok(true),
-            Ok(Value::SimpleString(status)) if status == "OK" => return Ok(true),
             // Refused: the key exists. After a lost answer it may hold this call's
             // own earlier write, landed late: its token tells.
             Ok(Value::Nil) if uncertain => {
@@ -492,7 +492,9 @@ impl<V: DeserializeOwned + PartialEq> Swap<V> {
         let mut uncertain = false;
         let mut tries = 0;
         loop {
-            if tries > 0 && uncertain {
+            // Once an attempt has failed (which is what sets `uncertain`, so `tries` is
+            // at least 1); until then a re-swap against another writer's bytes goes at once.
+            if uncertain {
                 tokio::time::sleep(backoff(tries)).await;
             }
             tries += 1;
@@ -831,6 +833,34 @@ mod tests {
             .unwrap_err()
             .source()
             .is_some());
+    }
+
+    // covers: R5
+    #[test]
+    fn a_write_token_alone_is_not_a_record() {
+        // Exactly a token and nothing after it: malformed before any JSON is parsed.
+        let token = write_token().unwrap();
+        let error = decode::<Vec<u32>>(token.as_bytes()).unwrap_err();
+        assert!(matches!(error.cause, Cause::Malformed(None)), "{error:?}");
+        let mut longer = token.into_bytes();
+        longer.push(b'x');
+        let error = decode::<Vec<u32>>(&longer).unwrap_err();
+        assert!(
+            matches!(error.cause, Cause::Malformed(Some(_))),
+            "{error:?}"
+        );
+    }
+
+    // covers: S6
+    #[cfg(feature = "axum")]
+    #[test]
+    fn the_page_reads_records_as_the_store_writes_them() {
+        let stored = record_bytes(&vec![3u32, 4]).unwrap();
+        assert!(stored.len() > TOKEN_LEN);
+        assert!(stored[..TOKEN_LEN].iter().all(u8::is_ascii_hexdigit));
+        assert_eq!(&stored[TOKEN_LEN..], b"[3,4]");
+        assert_eq!(read_record::<Vec<u32>>(&stored), Some(vec![3, 4]));
+        assert_eq!(read_record::<Vec<u32>>(b"[3,4]"), None);
     }
 
     #[test]

@@ -24,6 +24,9 @@
 //! - `store_contract`: one contract for every `Store` (`agent/store.rs`,
 //!   `agent/redis.rs`), on `MemoryStore` and, with feature `redis`, on `RedisStore`
 //!   against a real `redis-server` (`redis_server`) each test starts and stops.
+//! - `redis_store`: what a `RedisStore` (`agent/redis.rs`) does beyond that contract:
+//!   with Redis stopped, restarted, refusing, hanging, losing an answer or answering
+//!   garbage (a stand-in that misbehaves on cue), and with the settings it is given.
 //! - `rounds`: with features `rmcp_3` and `redis`, the used rounds of MCP 2026-07-28
 //!   in Redis (`rmcp/state.rs`): a `requestState` answered on one instance is refused
 //!   on every other sharing the Redis (M6, S6).
@@ -37,6 +40,8 @@ mod page;
 mod page_relay;
 #[cfg(feature = "redis")]
 mod redis_server;
+#[cfg(feature = "redis")]
+mod redis_store;
 #[cfg(feature = "url")]
 mod registry;
 #[cfg(feature = "url")]

@@ -16,9 +16,9 @@ use elicit_core::agent::{MemoryStore, Store};
 
 /// The record of the contract: a version and a text, as the crate's records are small
 /// structs compared with `==`.
-type Record = (u32, String);
+pub(crate) type Record = (u32, String);
 
-fn record(version: u32) -> Record {
+pub(crate) fn record(version: u32) -> Record {
     (version, format!("state {version}"))
 }
 
@@ -332,7 +332,8 @@ pub(crate) mod redis_store {
         let Some(cluster) = Cluster::start() else {
             return;
         };
-        let store = cluster.store();
+        // Longer than the contract's TTL, so that no key expires before it is seen.
+        let store = cluster.store().with_ttl(Duration::from_secs(60));
         for n in 0..30 {
             assert!(store.insert_new(&format!("k{n}"), record(n)).unwrap());
             assert!(store
@@ -439,7 +440,7 @@ pub(crate) mod redis_store {
     }
 
     /// The error chain reaches the redis-rs error.
-    fn is_redis_error(error: &StoreError) -> bool {
+    pub(crate) fn is_redis_error(error: &StoreError) -> bool {
         let mut cause = error.source();
         while let Some(error) = cause {
             if error.downcast_ref::<redis::RedisError>().is_some() {
