@@ -97,7 +97,8 @@ fn store_failure(error: &RouteError) -> String {
 
 /// A URL elicitation issued on A and completed on B (the external interaction's
 /// callback landed there) is handed to A's hook, once; whatever the registry refuses
-/// is refused with its reason, and nothing is sent.
+/// is refused with its reason, and nothing is sent; once A stopped, B is told nobody
+/// listens (completed in the store all the same).
 // covers: U5, E5, S6
 #[test]
 fn a_completion_on_one_instance_reaches_the_hook_of_the_one_that_issued_it() {
@@ -153,7 +154,22 @@ fn a_completion_on_one_instance_reaches_the_hook_of_the_one_that_issued_it() {
         vec![(alice_on_a.connection(), id)],
         "heard once, for Alice's connection"
     );
+
+    // A stopped: nobody listens on its channel any more, and B says so.
+    let late = consented(&alice_on_a);
     a.close();
+    until("A's channel has no subscriber", || {
+        server
+            .cli(&["PUBSUB", "NUMSUB", a.channel()])
+            .lines()
+            .nth(1)
+            == Some("0")
+    });
+    assert_eq!(
+        b.complete(&on_b, &late, Some(&alice())),
+        Ok(Delivery::NoListener)
+    );
+    assert_eq!(alice_on_a.url_state(&late), Some(UrlState::Completed));
     b.close();
 }
 
@@ -327,6 +343,39 @@ fn two_seals_of_one_message_differ() {
         assert_eq!(from, "someone");
         assert_eq!(message, json!({ "Complete": { "id": "e-1" } }));
     }
+}
+
+/// A message tagged for one instance and sealed for another (moved from one channel to
+/// another by whoever can publish on Redis) is dropped by both; tagged and sealed for
+/// one, it opens there only. The fuzz target's two ends print their id, not their key.
+// covers: S6
+#[test]
+fn a_message_moved_to_another_instance_is_dropped() {
+    let key = || RelayKey::from_bytes(KEY);
+    let (one, other) = (
+        RelayEnd::new([3; 32], key(), Vec::new()),
+        RelayEnd::new([4; 32], key(), Vec::new()),
+    );
+    assert_ne!(one.instance_id(), other.instance_id());
+    let json = br#"{"f":"someone","m":{"Complete":{"id":"e-1"}}}"#;
+    let moved = one
+        .seal_misaddressed(other.instance_id(), one.instance_id(), json)
+        .expect("sealed");
+    assert_eq!(one.open(&moved), None);
+    assert_eq!(other.open(&moved), None);
+    let addressed = one
+        .seal_misaddressed(other.instance_id(), other.instance_id(), json)
+        .expect("sealed");
+    assert_eq!(one.open(&addressed), None);
+    assert_eq!(
+        other.open(&addressed),
+        Some(("someone".to_owned(), json!({ "Complete": { "id": "e-1" } })))
+    );
+    assert_eq!(one.seal_misaddressed("not a key", "not a key", json), None);
+    let printed = format!("{one:?}");
+    assert!(printed.starts_with("RelayEnd {"), "{printed}");
+    assert!(printed.contains(one.instance_id()), "{printed}");
+    assert!(!printed.contains("secret"), "{printed}");
 }
 
 /// The relay's `Debug` names the instance and whether it listens, never its keys.
