@@ -12,6 +12,9 @@
 //! - the relay's `Debug` names the instance, never its keys.
 
 use std::error::Error;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -253,6 +256,137 @@ fn a_publish_that_fails_is_an_error_after_bounded_paced_attempts() {
         // Completed in the store all the same: a retried tool call sees it.
         assert_eq!(alice_on_a.url_state(id), Some(UrlState::Completed));
     }
+    a.close();
+    b.close();
+}
+
+/// A TCP proxy in front of Redis that, while armed, answers every `PUBLISH` itself with
+/// `-TRYAGAIN` (an error a client may send the command again after) and counts them;
+/// everything else crosses unchanged.
+struct RetryProxy {
+    addr: SocketAddr,
+    armed: Arc<AtomicBool>,
+    refused: Arc<AtomicU64>,
+}
+
+/// The length of the first RESP command (an array of bulk strings) in `bytes`, once
+/// all of it is there.
+fn command_len(bytes: &[u8]) -> Option<usize> {
+    fn line(bytes: &[u8], at: usize) -> Option<(usize, usize)> {
+        let end = at + bytes.get(at..)?.windows(2).position(|w| w == b"\r\n")?;
+        let number = std::str::from_utf8(&bytes[at + 1..end])
+            .ok()?
+            .parse()
+            .ok()?;
+        Some((number, end + 2))
+    }
+    let (parts, mut at) = line(bytes, 0)?;
+    for _ in 0..parts {
+        let (len, start) = line(bytes, at)?;
+        at = start + len + 2;
+    }
+    (at <= bytes.len()).then_some(at)
+}
+
+impl RetryProxy {
+    fn start(server: &RedisServer) -> RetryProxy {
+        let port: u16 = server
+            .url()
+            .trim_end_matches('/')
+            .rsplit(':')
+            .next()
+            .and_then(|port| port.parse().ok())
+            .expect("the server's port");
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a port for the proxy");
+        let addr = listener.local_addr().expect("the proxy's address");
+        let armed = Arc::new(AtomicBool::new(false));
+        let refused = Arc::new(AtomicU64::new(0));
+        let (on, count) = (Arc::clone(&armed), Arc::clone(&refused));
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(mut client) = client else { return };
+                let Ok(mut upstream) = TcpStream::connect(("127.0.0.1", port)) else {
+                    continue;
+                };
+                let (mut back_from, mut back_to) = (
+                    upstream.try_clone().expect("a clone"),
+                    client.try_clone().expect("a clone"),
+                );
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut back_from, &mut back_to);
+                });
+                let (on, count) = (Arc::clone(&on), Arc::clone(&count));
+                std::thread::spawn(move || {
+                    let mut pending = Vec::new();
+                    let mut buf = [0u8; 8192];
+                    while let Ok(n) = client.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        pending.extend_from_slice(&buf[..n]);
+                        while let Some(len) = command_len(&pending) {
+                            let command: Vec<u8> = pending.drain(..len).collect();
+                            let publish = command.windows(11).any(|w| w == b"\r\nPUBLISH\r\n");
+                            let sent = if publish && on.load(Ordering::SeqCst) {
+                                count.fetch_add(1, Ordering::SeqCst);
+                                client.write_all(b"-TRYAGAIN refused by the test's proxy\r\n")
+                            } else {
+                                upstream.write_all(&command)
+                            };
+                            if sent.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        RetryProxy {
+            addr,
+            armed,
+            refused,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://{}/", self.addr)
+    }
+}
+
+/// A `PUBLISH` Redis answers with an error that may pass (`TRYAGAIN`) is sent again,
+/// three attempts in all, pausing 25 ms then 50 ms between them; once Redis takes it
+/// again, the next one is delivered.
+// covers: U5, R5
+#[test]
+fn a_publish_that_may_pass_is_sent_again_after_a_pause() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let proxy = RetryProxy::start(&server);
+    let a = relay(&server, RelayConfig::new());
+    let b = relay_at(&proxy.url(), quick());
+    let (alice_on_a, on_b) = issued_on_a_completed_on_b(&a, &b);
+    let ids: Vec<String> = (0..4).map(|_| consented(&alice_on_a)).collect();
+    proxy.armed.store(true, Ordering::SeqCst);
+    for (done, id) in ids[..3].iter().enumerate() {
+        let started = Instant::now();
+        let failed = b
+            .complete(&on_b, id, Some(&alice()))
+            .expect_err("TRYAGAIN every time");
+        let elapsed = started.elapsed();
+        let why = store_failure(&failed);
+        assert!(
+            why.starts_with("redis: publishing failed after 3 attempts"),
+            "{why}"
+        );
+        assert_eq!(proxy.refused.load(Ordering::SeqCst), 3 * (done as u64 + 1));
+        assert!(elapsed >= Duration::from_millis(75), "{elapsed:?}");
+    }
+    proxy.armed.store(false, Ordering::SeqCst);
+    assert_eq!(
+        b.complete(&on_b, &ids[3], Some(&alice())),
+        Ok(Delivery::Delivered)
+    );
     a.close();
     b.close();
 }
