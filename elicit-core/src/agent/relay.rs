@@ -1246,6 +1246,11 @@ impl RngCore for OsRandom {
 
 impl CryptoRng for OsRandom {}
 
+// The security tests' own `redis-server`, for the unit tests that need a relay.
+#[cfg(test)]
+#[path = "../../tests/security/redis_server.rs"]
+mod redis_server;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1295,5 +1300,79 @@ mod tests {
         assert_eq!(config.backoff(1), Duration::from_millis(25));
         assert_eq!(config.backoff(2), Duration::from_millis(50));
         assert_eq!(config.backoff(40), Duration::from_millis(300));
+    }
+
+    /// A page's inbox is held weakly: registering one forgets those of the pages that
+    /// are gone (not one entry per page ever made, for the life of the instance) and
+    /// keeps every live one.
+    // covers: E5
+    #[test]
+    fn registering_a_page_forgets_the_pages_that_are_gone() {
+        let Some(server) = redis_server::RedisServer::start() else {
+            return;
+        };
+        let relay = RedisRelay::connect(
+            server.url().as_str(),
+            RelayKey::from_bytes([1; 32]),
+            RelayConfig::new(),
+        )
+        .expect("the relay connects and subscribes");
+        let inbox = || -> PageInbox { Arc::new(|_: &PageMessage| false) };
+        let (first, second) = (inbox(), inbox());
+        relay.on_page(&first);
+        relay.on_page(&second);
+        assert_eq!(lock(&relay.inner.pages).len(), 2);
+        drop(first);
+        let third = inbox();
+        relay.on_page(&third);
+        let pages = lock(&relay.inner.pages).clone();
+        assert_eq!(pages.len(), 2);
+        assert!(pages.iter().all(|page| page.strong_count() == 1));
+        relay.close();
+    }
+
+    /// A sealed box for this instance that is too short to hold a tag is dropped,
+    /// never read past its end.
+    // covers: S6
+    #[test]
+    fn a_box_shorter_than_a_tag_is_dropped() {
+        let secret = SecretKey::from([4u8; 32]);
+        let instance = hex(secret.public_key().as_bytes());
+        let keys = Keys {
+            current: RelayKey::from_bytes([1; 32]),
+            older: Vec::new(),
+        };
+        for plain in [&b""[..], &[7u8; TAG_LEN - 1][..]] {
+            let sealed = secret.public_key().seal(&mut OsRandom, plain).unwrap();
+            let mut payload = vec![FORMAT];
+            payload.extend_from_slice(&sealed);
+            assert!(open(&secret, &instance, &keys, &payload).is_none());
+        }
+        // What an instance seals for itself opens.
+        let json = br#"{"f":"x","m":{"Complete":{"id":"e-1"}}}"#;
+        let payload = seal(&keys, &instance, &instance, json).unwrap();
+        assert!(open(&secret, &instance, &keys, &payload).is_some());
+    }
+
+    /// Every way `crypto_box` may draw from the operating system's random source gives
+    /// fresh bytes.
+    // covers: S1
+    #[test]
+    fn the_random_source_gives_fresh_bytes_through_every_method() {
+        let mut random = OsRandom;
+        let words: Vec<u64> = (0..4).map(|_| random.next_u64()).collect();
+        assert!(words.windows(2).any(|pair| pair[0] != pair[1]), "{words:?}");
+        let halves: Vec<u32> = (0..4).map(|_| random.next_u32()).collect();
+        assert!(
+            halves.windows(2).any(|pair| pair[0] != pair[1]),
+            "{halves:?}"
+        );
+        let mut filled = [0u8; 32];
+        random.fill_bytes(&mut filled);
+        let mut tried = [0u8; 32];
+        random.try_fill_bytes(&mut tried).unwrap();
+        assert_ne!(filled, [0; 32]);
+        assert_ne!(tried, [0; 32]);
+        assert_ne!(filled, tried);
     }
 }

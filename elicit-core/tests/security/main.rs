@@ -19,6 +19,10 @@
 //!   `redis`): answered on another instance, refused when what Redis holds for it was
 //!   rewritten, and saying so when the waiting instance is gone; the relay's channel
 //!   named from its configured prefix and instance id (S6, E5, R5).
+//! - `relay`: the relay itself (`agent/relay.rs`, feature `redis`): a completion
+//!   reaches the instance that issued it, once; a `PUBLISH` that fails is an error
+//!   after bounded, paced, time-limited attempts; every box sealed afresh (U5, E5, S6,
+//!   R5, S1).
 //! - `respond`: the client engine (`client/respond.rs`): what a person is asked and
 //!   shown, what is refused, and what goes back (F3, F4, K1–K3, C8, E6, S2, U6, D13).
 //! - `store_contract`: one contract for every `Store` (`agent/store.rs`,
@@ -44,6 +48,8 @@ mod redis_server;
 mod redis_store;
 #[cfg(feature = "url")]
 mod registry;
+#[cfg(feature = "redis")]
+mod relay;
 #[cfg(feature = "url")]
 mod respond;
 #[cfg(all(feature = "rmcp_3", feature = "redis"))]

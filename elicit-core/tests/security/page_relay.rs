@@ -282,3 +282,48 @@ fn a_relay_listens_on_its_prefix_and_instance_id() {
         other.close();
     });
 }
+
+/// Two pages of one instance share its relay (say, one per listener): a page opened on
+/// the first is still answered through the relay after the second was added, and one
+/// opened on the second too.
+// covers: E5, U5
+#[test]
+fn every_page_of_an_instance_takes_its_routed_answers() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    run(async {
+        let a = instance(&server).await;
+        let b = instance(&server).await;
+        let second = Instance {
+            relay: a.relay.clone(),
+            tickets: a.tickets.clone(),
+            page: SecurePage::builder()
+                .unauthenticated_single_user(UserId::new("alice"))
+                .store(a.tickets.clone())
+                .relay(&a.relay)
+                .bind(([127, 0, 0, 1], 0))
+                .await
+                .expect("the page binds"),
+        };
+        let addr = b.page.local_addr();
+        for on in [&a, &second] {
+            let (path, _, wait) = opened(on);
+            let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
+            let done = submit(addr, &path, &cookie, GOOD).await;
+            assert_eq!(done.status, 200, "{}", done.body);
+            assert!(
+                done.body.contains("<title>Received</title>"),
+                "{}",
+                done.body
+            );
+            let Elicited::Accepted(submitted) = wait.answer().await.expect("answered") else {
+                panic!("accepted")
+            };
+            assert_eq!(submitted.value().api_key, "sk-live-0123456789");
+        }
+        second.page.shutdown();
+        a.page.shutdown();
+        b.page.shutdown();
+    });
+}
