@@ -727,13 +727,13 @@ impl Inner {
             .run(self.wait, move |mut connection| async move {
                 let mut tries = 0;
                 loop {
-                    if tries > 0 {
-                        tokio::time::sleep(backoff(tries)).await;
-                    }
                     tries += 1;
                     match command.query_async(&mut connection).await {
                         Ok(reply) => return Ok(reply),
-                        Err(error) if transient(&error) && tries < PUBLISH_ATTEMPTS => {}
+                        // A pause after each failed attempt but the last.
+                        Err(error) if transient(&error) && tries < PUBLISH_ATTEMPTS => {
+                            tokio::time::sleep(backoff(tries)).await;
+                        }
                         Err(error) => return Err(Failed::new(what, tries, Cause::Redis(error))),
                     }
                 }
@@ -1155,8 +1155,10 @@ impl Session<'_> {
                     );
                     match or_stop(stopped, sent).await {
                         None => return Ended::Stopped,
-                        // Heard by this subscription (the count includes it).
-                        Some(Ok(Ok(receivers))) if receivers > 0 => awaited = true,
+                        // Sent: it must come back before the next tick. (A count of
+                        // 0, the channel's slot moved to a node this subscription is
+                        // not on, means it will not: the next tick ends it.)
+                        Some(Ok(Ok(_))) => awaited = true,
                         Some(_) => return Ended::Dropped,
                     }
                 }
