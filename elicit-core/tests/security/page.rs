@@ -594,16 +594,11 @@ fn a_submission_waits_for_the_clients_consent() {
         let cookie = open(addr, &path, None).await.cookie().expect("a cookie");
         // Someone who can write to the store clears the flag: the page still waits
         // for the consent recorded in this process.
-        let key = PageTicket::store_key(&token);
-        let ticket = store.get(&key).expect("the store").expect("the ticket");
+        let (ticket, forged) = rewrite(&store, &token, |ticket| {
+            ticket.as_object_mut().expect("an object").remove("p");
+        });
         assert!(ticket.awaits_consent());
-        let mut forged = serde_json::to_value(&ticket).expect("serializable");
-        forged.as_object_mut().expect("an object").remove("p");
-        let forged: PageTicket = serde_json::from_value(forged).expect("a ticket");
         assert!(!forged.awaits_consent());
-        assert!(store
-            .compare_and_swap(&key, &ticket, Some(forged))
-            .expect("swapped"));
         let refused = submit(addr, &path, &cookie, GOOD).await;
         assert_eq!(refused.status, 409, "{}", refused.body);
         assert!(refused.body.contains("Confirm in your client first"));
@@ -787,16 +782,22 @@ async fn reads_during<T>(
     (out, store.reads() - before)
 }
 
-/// The ticket of `token` as someone who can write to the store changed it.
-fn rewrite(store: &CountingStore, token: &str, change: impl FnOnce(&mut Value)) {
+/// Rewrites the ticket of `token` in `store` as someone who can write to the store
+/// would (`change` edits its JSON): the ticket before and after.
+pub(crate) fn rewrite(
+    store: &dyn Store<PageTicket>,
+    token: &str,
+    change: impl FnOnce(&mut Value),
+) -> (PageTicket, PageTicket) {
     let key = PageTicket::store_key(token);
     let ticket = store.get(&key).expect("the store").expect("the ticket");
-    let mut changed = serde_json::to_value(&ticket).expect("serializable");
-    change(&mut changed);
-    let changed: PageTicket = serde_json::from_value(changed).expect("a ticket");
+    let mut json = serde_json::to_value(&ticket).expect("serializable");
+    change(&mut json);
+    let changed: PageTicket = serde_json::from_value(json).expect("a ticket");
     assert!(store
-        .compare_and_swap(&key, &ticket, Some(changed))
+        .compare_and_swap(&key, &ticket, Some(changed.clone()))
         .expect("swapped"));
+    (ticket, changed)
 }
 
 /// A submission on the instance that showed the page starts from the ticket it read
